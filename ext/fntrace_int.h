@@ -1,0 +1,48 @@
+/*
+** fntrace_int.h -- what the files of the SQLite extension share.
+**
+** Every SQL function and virtual-table module of one connection gets the
+** same FntConn as its user data: the warehouse open on that connection and
+** the snapshot that its running statement reads.
+*/
+#ifndef FNTRACE_INT_H
+#define FNTRACE_INT_H
+
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+
+#include "fnt_store.h"
+
+typedef struct FntConn {
+  sqlite3 *db;
+  fnt_store *pStore;      /* the open warehouse, or NULL */
+  fnt_snapshot *pSnap;    /* the snapshot pinned by open cursors, or NULL */
+  int nPin;               /* open cursors that read pSnap */
+} FntConn;
+
+/* The connection's warehouse: the one fnt_open() opened, else
+** $FNT_WAREHOUSE (opened, and created, on first use).  On failure returns
+** an SQLite code and sets *pzErr (sqlite3_malloc'd) to a message that says
+** to call fnt_open. */
+int fntConnStore(FntConn *p, fnt_store **ppStore, char **pzErr);
+
+/* Pins a snapshot for a cursor.  While any cursor of the connection is open
+** the same snapshot is shared, so that a statement (a join, a correlated
+** subquery) reads one consistent snapshot; the next statement sees the newest
+** commit.  Pair every successful call with fntConnUnpin(). */
+int fntConnPin(FntConn *p, fnt_snapshot **ppSnap, char **pzErr);
+void fntConnUnpin(FntConn *p);
+
+/* The one place that maps store codes (FNT_E_...) to SQLite codes. */
+int fntSqliteCode(int rc);
+
+/* "<prefix>: <the store's message>" (or the code's text when the store gave
+** none), sqlite3_malloc'd. */
+char *fntStoreError(const char *zPrefix, fnt_store *pStore, int rc);
+
+/* Registration, one per file of ext/. */
+int fntRegisterFiling(sqlite3 *db, FntConn *p);  /* filing.c */
+int fntRegisterTables(sqlite3 *db, FntConn *p);  /* tables.c, summary.c */
+int fntRegisterHeat(sqlite3 *db, FntConn *p);    /* heat.c */
+
+#endif /* FNTRACE_INT_H */

@@ -1,0 +1,354 @@
+/*
+** fnt_store.h -- the public interface of the fntrace segment store.
+**
+** The store is an embedded, in-process columnar store for function traces
+** (one row per XRay entry/exit event) and sampled profiles.  A warehouse is
+** a directory: immutable, zstd-compressed, xxHash-checked segment files,
+** partitioned by run_id (events) or repo (runs, profiles), and an
+** Iceberg-style chain of immutable snapshots, each published by one atomic
+** link() of the next catalog version.  store/FORMAT.md documents the bytes.
+**
+** This header knows nothing of SQLite: the SQL extension (ext/) and the
+** `fnt` tool (tools/) are both thin layers over it, and a desktop viewer may
+** link the store directly.
+**
+** Conventions (after zstd.h):
+**   - every function that can fail returns an int: FNT_OK (0) or a value >= 0
+**     documented with it on success, a negative FNT_E... code on failure;
+**   - on failure the handle's message (fnt_errmsg) names the file, field or
+**     row at fault; fnt_strerror() gives the fixed text of a code;
+**   - strings are NUL-terminated UTF-8 (any bytes but NUL); a NULL pointer
+**     where a string may be absent means SQL NULL;
+**   - every pointer returned by the store stays owned by the store and is
+**     valid until the call documented beside it; free/close functions
+**     accept NULL.
+**   - a fnt_store handle (and what hangs off it) is used by one thread at a
+**     time; several handles, threads or processes may share one warehouse.
+*/
+#ifndef FNT_STORE_H
+#define FNT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FNT_VERSION_MAJOR 0
+#define FNT_VERSION_MINOR 1
+#define FNT_VERSION_PATCH 0
+#define FNT_VERSION_STRING "0.1.0"
+
+/* The on-disk format version this library writes (and the newest it reads). */
+#define FNT_FORMAT_VERSION 1
+
+/* ------------------------------------------------------------------------
+** Error codes.  Stable: their values never change.
+*/
+#define FNT_OK            0
+#define FNT_E_IO        (-1)  /* a system call failed (open, write, fsync, link...) */
+#define FNT_E_NOMEM     (-2)  /* the allocator returned NULL */
+#define FNT_E_CORRUPT   (-3)  /* a checksum, magic or structure check failed */
+#define FNT_E_INVALID   (-4)  /* bad input: a field of a chunk or profile */
+#define FNT_E_CONFLICT  (-5)  /* run_id already filed under another repo */
+#define FNT_E_NOTFOUND  (-6)  /* no such snapshot, or no warehouse at path */
+#define FNT_E_BUSY      (-7)  /* a commit lost the race too many times */
+#define FNT_E_FORMAT    (-8)  /* a file of a newer or unknown format version */
+#define FNT_E_MISUSE    (-9)  /* an API used out of contract (NULL handle...) */
+
+/* The fixed English text of an error code ("I/O error", ...). */
+const char *fnt_strerror(int code);
+
+/* "0.1.0": the library's version. */
+const char *fnt_version(void);
+
+/* ------------------------------------------------------------------------
+** Allocation.  Every allocation of the store goes through one hook, so that
+** tests can fail the Nth allocation and embedders can count memory.
+** fnt_set_allocator() is process-wide; call it before opening any store.
+** Passing NULL restores malloc/realloc/free.
+*/
+typedef struct fnt_allocator {
+  void *(*xMalloc)(void *opaque, size_t n);
+  void *(*xRealloc)(void *opaque, void *p, size_t n);
+  void  (*xFree)(void *opaque, void *p);
+  void *opaque;
+} fnt_allocator;
+void fnt_set_allocator(const fnt_allocator *a);
+
+/* ------------------------------------------------------------------------
+** Opening a warehouse.
+*/
+typedef struct fnt_store fnt_store;
+
+#define FNT_OPEN_CREATE 0x1   /* create the directory (and parents) if absent */
+
+/* Opens the warehouse at `dir`.  On success *out is a new handle; on failure
+** *out is NULL, or a handle whose fnt_errmsg() says why (close it all the
+** same).
+** @return FNT_OK, FNT_E_NOTFOUND (no warehouse and no FNT_OPEN_CREATE),
+**         FNT_E_IO, FNT_E_CORRUPT, FNT_E_FORMAT, FNT_E_NOMEM. */
+int fnt_open(const char *dir, int flags, fnt_store **out);
+
+/* Closes a handle; every snapshot and scan taken from it must be released
+** before.  NULL is a no-op. */
+void fnt_close(fnt_store *st);
+
+/* The warehouse directory as given to fnt_open(); owned by the handle. */
+const char *fnt_path(const fnt_store *st);
+
+/* The message of the handle's last failure, naming the file, field or row
+** ("events[3]: seq_no 7 repeats events[1]"); "" when the last call succeeded.
+** Valid until the next call on the handle. */
+const char *fnt_errmsg(const fnt_store *st);
+
+/* ------------------------------------------------------------------------
+** Filing.  Each filing is one atomic snapshot commit: after a crash at any
+** point either all of it is visible or none of it.  Bad input writes
+** nothing and returns FNT_E_INVALID with a message naming the field.
+*/
+
+/* Event kinds, as stored. */
+#define FNT_KIND_ENTRY     0
+#define FNT_KIND_EXIT      1
+#define FNT_KIND_TAIL_EXIT 2
+
+/* "entry", "exit", "tail_exit"; NULL for another value. */
+const char *fnt_kind_name(int kind);
+/* The kind named `name` (exact match), or -1. */
+int fnt_kind_from_name(const char *name);
+
+typedef struct fnt_function {
+  const char *symbol;     /* required, may be "" */
+  const char *stable_id;  /* NULL or "" = unknown (stored as NULL) */
+  int local;              /* 1: the function belongs to the traced binary */
+} fnt_function;
+
+typedef struct fnt_event {
+  uint64_t seq_no;        /* <= INT64_MAX; unique within the chunk */
+  uint64_t t_ns;          /* <= INT64_MAX */
+  uint32_t thread;
+  uint32_t function;      /* index into fnt_chunk.functions */
+  uint8_t  kind;          /* FNT_KIND_... */
+} fnt_event;
+
+typedef struct fnt_chunk {
+  const char *repo;           /* required, non-empty */
+  const char *commit;         /* NULL or "" = unknown */
+  const char *run_id;         /* required, non-empty */
+  int64_t     ts_micros;      /* microseconds since the epoch; < 0 = now */
+  const char *target;         /* required */
+  const char *source;         /* required: "xray-basic", "xray-fdr", ... */
+  int64_t     chunk;          /* 0 <= chunk < chunks */
+  int64_t     chunks;
+  int64_t     total_events;   /* events in the whole run, >= 0 */
+  int64_t     duration_ns;    /* >= 0 */
+  int         truncated;      /* 0/1 */
+  int64_t     threads;        /* < 0 = distinct threads of this chunk */
+  const char *binaries_json;  /* JSON array text; NULL = "[]" */
+  const fnt_function *functions;
+  size_t      n_functions;
+  const fnt_event *events;    /* any order; the store sorts by seq_no */
+  size_t      n_events;
+} fnt_chunk;
+
+/* Files one chunk of a run: its events (fn_trace_events) and its run row
+** (fn_trace_runs), in one commit.  The run row's counts (events,
+** mapped_events, functions, mapped_functions, local_functions,
+** mapped_local_functions, first_ns, last_ns) are derived here from the
+** chunk, as SPEC §4 says.  Idempotent on (run_id, chunk), also across
+** processes racing to file it.  The caller's arrays are not modified.
+** @return 1 filed, 0 already filed (nothing written), or
+**         FNT_E_INVALID (message "events[3]: ..."), FNT_E_CONFLICT (run_id
+**         filed under another repo), FNT_E_IO, FNT_E_NOMEM, FNT_E_CORRUPT,
+**         FNT_E_BUSY. */
+int fnt_file_chunk(fnt_store *st, const fnt_chunk *c);
+
+typedef struct fnt_profile_row {
+  const char *symbol;         /* required */
+  const char *stable_id;      /* NULL or "" = unknown */
+  int64_t self_ns, total_ns, self_samples, total_samples;  /* >= 0 */
+} fnt_profile_row;
+
+typedef struct fnt_profile {
+  const char *run_id;         /* required, non-empty */
+  int64_t     ts_micros;      /* < 0 = now */
+  const char *repo;           /* required, non-empty */
+  const char *commit;         /* NULL or "" = unknown */
+  const char *target;         /* required */
+  int64_t     samples;        /* >= 0 */
+  int64_t     profile_ns;     /* >= 0 */
+  const fnt_profile_row *rows;
+  size_t      n_rows;
+} fnt_profile;
+
+/* Files one profile (fn_profile rows) in one commit.  Idempotent on run_id.
+** @return 1 filed, 0 already filed or no rows (nothing written), or a
+**         negative code as fnt_file_chunk(). */
+int fnt_file_profile(fnt_store *st, const fnt_profile *p);
+
+/* ------------------------------------------------------------------------
+** Snapshots.  A snapshot is one committed version of the whole warehouse
+** (all tables).  Ids are 1, 2, 3, ...; id 0 is the empty warehouse.
+** A pinned snapshot never changes, whatever is committed after it.
+*/
+typedef struct fnt_snapshot fnt_snapshot;
+
+/* Pins the newest committed snapshot.  @return FNT_OK or a negative code. */
+int fnt_snapshot_current(fnt_store *st, fnt_snapshot **out);
+
+/* Pins snapshot `id` (time travel).  @return FNT_OK, FNT_E_NOTFOUND, ... */
+int fnt_snapshot_at(fnt_store *st, uint64_t id, fnt_snapshot **out);
+
+/* Releases a pinned snapshot (NULL is a no-op). */
+void fnt_snapshot_release(fnt_snapshot *snap);
+
+typedef struct fnt_snapshot_info {
+  uint64_t id;
+  uint64_t parent_id;         /* 0 for the first */
+  int64_t  ts_micros;         /* when it was committed */
+  const char *operation;      /* "file-chunk", "file-profile", ... */
+  const char *summary;        /* e.g. "run_id=r1 chunk=0 events=6"; for people */
+  uint64_t added_files, added_rows;
+  uint64_t total_files, total_rows;   /* over all tables */
+} fnt_snapshot_info;
+
+/* Describes a pinned snapshot; strings owned by the snapshot. */
+void fnt_snapshot_describe(const fnt_snapshot *snap, fnt_snapshot_info *info);
+
+/* Calls `cb` for every retained snapshot, newest first, until it returns
+** non-zero.  The info's strings are valid during the call only.
+** @return FNT_OK or a negative code. */
+int fnt_snapshot_list(fnt_store *st,
+                      int (*cb)(void *ctx, const fnt_snapshot_info *info),
+                      void *ctx);
+
+/* ------------------------------------------------------------------------
+** Tables and scans.
+*/
+typedef enum fnt_table {
+  FNT_TABLE_EVENTS  = 0,   /* fn_trace_events, partitioned by run_id */
+  FNT_TABLE_RUNS    = 1,   /* fn_trace_runs, partitioned by repo */
+  FNT_TABLE_PROFILE = 2    /* fn_profile, partitioned by repo */
+} fnt_table;
+
+/* Columns, numbered in SPEC §3 order.  Text columns: repo, commit, run_id,
+** stable_id, kind, symbol, target, source, binaries; every other is an
+** integer. */
+enum {
+  FNT_EV_REPO, FNT_EV_COMMIT, FNT_EV_RUN_ID, FNT_EV_THREAD, FNT_EV_SEQ_NO,
+  FNT_EV_T_NS, FNT_EV_STABLE_ID, FNT_EV_KIND, FNT_EV_SYMBOL,
+  FNT_EV_NCOL
+};
+enum {
+  FNT_RUN_RUN_ID, FNT_RUN_TS_MICROS, FNT_RUN_REPO, FNT_RUN_COMMIT,
+  FNT_RUN_TARGET, FNT_RUN_SOURCE, FNT_RUN_CHUNK, FNT_RUN_CHUNKS,
+  FNT_RUN_EVENTS, FNT_RUN_MAPPED_EVENTS, FNT_RUN_FUNCTIONS,
+  FNT_RUN_MAPPED_FUNCTIONS, FNT_RUN_LOCAL_FUNCTIONS,
+  FNT_RUN_MAPPED_LOCAL_FUNCTIONS, FNT_RUN_THREADS, FNT_RUN_FIRST_NS,
+  FNT_RUN_LAST_NS, FNT_RUN_TOTAL_EVENTS, FNT_RUN_DURATION_NS,
+  FNT_RUN_TRUNCATED, FNT_RUN_BINARIES,
+  FNT_RUN_NCOL
+};
+enum {
+  FNT_PROF_RUN_ID, FNT_PROF_TS_MICROS, FNT_PROF_REPO, FNT_PROF_COMMIT,
+  FNT_PROF_TARGET, FNT_PROF_STABLE_ID, FNT_PROF_SYMBOL, FNT_PROF_SELF_NS,
+  FNT_PROF_TOTAL_NS, FNT_PROF_SELF_SAMPLES, FNT_PROF_TOTAL_SAMPLES,
+  FNT_PROF_SAMPLES, FNT_PROF_PROFILE_NS,
+  FNT_PROF_NCOL
+};
+
+/* The number of columns of a table, a column's name ("commit" unquoted),
+** and whether it is text (1) or integer (0). */
+int fnt_table_ncol(fnt_table t);
+const char *fnt_table_name(fnt_table t);          /* "fn_trace_events", ... */
+const char *fnt_column_name(fnt_table t, int col);
+int fnt_column_is_text(fnt_table t, int col);
+
+/* What a scan should return.  Initialise with fnt_predicate_init() (which
+** means "every row, every column"), then narrow.  All bounds inclusive.
+** The arrays must stay valid until fnt_scan_open() returns. */
+typedef struct fnt_predicate {
+  const char *const *run_ids; size_t n_run_ids;   /* n = 0: any run */
+  const char *const *repos;   size_t n_repos;     /* n = 0: any repo */
+  int64_t t_min, t_max;        /* events: t_ns range */
+  int64_t seq_min, seq_max;    /* events: seq_no range */
+  int64_t thread;              /* events: < 0 = any */
+  int     kind;                /* events: < 0 = any */
+  const char *stable_id;       /* events, profile: NULL = any */
+  int64_t chunk;               /* runs: < 0 = any */
+  uint64_t columns;            /* bit i set: column i is read */
+  int     ordered;             /* events: rows of each run in seq_no order */
+  int64_t limit;               /* < 0: none.  Only valid when every row the
+                               ** scan yields is wanted (no filter above). */
+} fnt_predicate;
+
+void fnt_predicate_init(fnt_predicate *p);
+
+typedef struct fnt_scan fnt_scan;
+
+/* Opens a scan of `table` in a pinned snapshot.  Partitions, files and row
+** groups that cannot match are never read; unrequested columns are never
+** decoded.  Every predicate field is applied exactly (a row the scan yields
+** matches all of them).  Events come run by run (in the order of
+** p->run_ids when given), and within a run in seq_no order when
+** p->ordered.  The snapshot must outlive the scan.
+** @return FNT_OK or a negative code (message in the store's fnt_errmsg). */
+int fnt_scan_open(fnt_snapshot *snap, fnt_table table,
+                  const fnt_predicate *p, fnt_scan **out);
+
+/* Advances to the next row.  @return 1 a row, 0 the end, < 0 an error
+** (a corrupt file: FNT_E_CORRUPT, its name in fnt_errmsg). */
+int fnt_scan_next(fnt_scan *sc);
+
+/* The current row's value of column `col` (which must be requested).
+** fnt_scan_text returns NULL for SQL NULL; the text is valid until the next
+** fnt_scan_next(); *len (when not NULL) gets its length in bytes.
+** fnt_scan_int of a text column or of NULL is 0. */
+int64_t fnt_scan_int(const fnt_scan *sc, int col);
+const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len);
+
+/* Events only: the current row's function as an index into the current
+** segment's function table, and a number that changes whenever that table
+** changes (so a caller can map indexes to its own ids once per segment).
+** Cheaper than reading symbol and stable_id per row. */
+uint32_t fnt_scan_function(const fnt_scan *sc, uint64_t *table_generation);
+
+/* Counters, for tests and benchmarks: what this scan has read so far. */
+typedef struct fnt_scan_stats {
+  uint64_t files_opened;        /* segment files opened */
+  uint64_t files_skipped;       /* listed in the snapshot, pruned by bounds */
+  uint64_t row_groups_read;     /* row groups decoded */
+  uint64_t row_groups_skipped;  /* row groups pruned by their footer bounds */
+  uint64_t rows_decoded;
+} fnt_scan_stats;
+void fnt_scan_stats_get(const fnt_scan *sc, fnt_scan_stats *out);
+
+void fnt_scan_close(fnt_scan *sc);
+
+/* ------------------------------------------------------------------------
+** Heat (SPEC §5): per function of a run, inclusive and self time and calls,
+** from one streaming pass over the run's events in seq_no order.
+*/
+typedef struct fnt_heat_row {
+  const char *key;           /* stable_id, or "?" followed by the symbol */
+  int64_t inclusive_ns;
+  int64_t self_ns;
+  int64_t calls;
+} fnt_heat_row;
+
+typedef struct fnt_heat fnt_heat;
+
+/* Computes the heat of `run_id` in a pinned snapshot.  An unknown run gives
+** an empty result.  @return FNT_OK or a negative code. */
+int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out);
+size_t fnt_heat_count(const fnt_heat *h);
+/* Rows in no particular order; owned by `h`. */
+const fnt_heat_row *fnt_heat_rows(const fnt_heat *h);
+void fnt_heat_free(fnt_heat *h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FNT_STORE_H */

@@ -1,0 +1,96 @@
+/*
+** fnt.c -- the `fnt` command: files XRay traces and perf profiles into a
+** warehouse and reads them back.  `fnt --help` lists the subcommands; each
+** has its own --help with an example.
+*/
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fnt.h"
+
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} commands[] = {
+  {"import-xray", cmd_import_xray, "file an LLVM XRay log (basic or FDR mode) as a run"},
+  {"import-perf", cmd_import_perf, "file a perf.data or `perf script` output as a profile"},
+  {"ls",          cmd_ls,          "list runs and profiles, newest first"},
+  {"heat",        cmd_heat,        "the hottest functions of a run"},
+  {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
+};
+#define NCOMMANDS (sizeof(commands)/sizeof(commands[0]))
+
+const char *cli_warehouse(const char *opt){
+  const char *env;
+  if( opt && opt[0] ) return opt;
+  env = getenv("FNT_WAREHOUSE");
+  if( env && env[0] ) return env;
+  return "./fnt-warehouse";
+}
+
+fnt_store *cli_open(const char *dir){
+  fnt_store *st = 0;
+  int rc = fnt_open(dir, FNT_OPEN_CREATE, &st);
+  if( rc!=FNT_OK ){
+    const char *msg = st ? fnt_errmsg(st) : "";
+    fprintf(stderr, "fnt: %s: %s\n", dir, msg[0] ? msg : fnt_strerror(rc));
+    fnt_close(st);
+    return 0;
+  }
+  return st;
+}
+
+void cli_error(const char *cmd, const char *fmt, ...){
+  va_list ap;
+  fprintf(stderr, "fnt %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+static void usage(FILE *out){
+  size_t i;
+  fprintf(out,
+    "usage: fnt <command> [options]\n"
+    "\n"
+    "fntrace files function traces (LLVM XRay) and profiles (perf) into a\n"
+    "warehouse folder, queried with SQL.  The warehouse is --warehouse DIR,\n"
+    "else $FNT_WAREHOUSE, else ./fnt-warehouse.\n"
+    "\n"
+    "commands:\n");
+  for(i=0; i<NCOMMANDS; i++){
+    fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  }
+  fprintf(out,
+    "\n"
+    "  fnt <command> --help   shows a command's options and an example\n"
+    "  fnt --version          prints the version\n");
+}
+
+int main(int argc, char **argv){
+  size_t i;
+  if( argc<2 ){
+    usage(stderr);
+    return 2;
+  }
+  if( strcmp(argv[1], "--help")==0 || strcmp(argv[1], "-h")==0
+   || strcmp(argv[1], "help")==0 ){
+    usage(stdout);
+    return 0;
+  }
+  if( strcmp(argv[1], "--version")==0 || strcmp(argv[1], "version")==0 ){
+    printf("fnt %s (format %d)\n", fnt_version(), FNT_FORMAT_VERSION);
+    return 0;
+  }
+  for(i=0; i<NCOMMANDS; i++){
+    if( strcmp(argv[1], commands[i].name)==0 ){
+      return commands[i].run(argc-1, argv+1);
+    }
+  }
+  fprintf(stderr, "fnt: unknown command '%s'\n\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,31 @@
+/*
+** fnt.h -- what the files of the `fnt` command-line tool share.
+** One file per subcommand family; fnt.c dispatches.
+*/
+#ifndef FNT_CLI_H
+#define FNT_CLI_H
+
+#include <stdio.h>
+#include "fnt_store.h"
+
+/* Subcommands: each gets argv with argv[0] = its own name, returns the exit
+** status (0 ok, 1 failure, 2 usage error). */
+int cmd_import_xray(int argc, char **argv);   /* import_xray.c */
+int cmd_import_perf(int argc, char **argv);   /* import_perf.c */
+int cmd_ls(int argc, char **argv);            /* read.c */
+int cmd_heat(int argc, char **argv);          /* read.c */
+int cmd_sql(int argc, char **argv);           /* read.c */
+
+/* The warehouse to use: `opt` when given, else $FNT_WAREHOUSE, else
+** "./fnt-warehouse". */
+const char *cli_warehouse(const char *opt);
+
+/* Opens (creating) the warehouse; on failure prints "fnt: DIR: why" to
+** stderr and returns NULL. */
+fnt_store *cli_open(const char *dir);
+
+/* "fnt <cmd>: <message>" to stderr, printf-style. */
+void cli_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif /* FNT_CLI_H */
