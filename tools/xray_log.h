@@ -1,0 +1,59 @@
+/*
+** xray_log.h -- reads an LLVM XRay log (basic or FDR mode) into one array of
+** function events in time order, without llvm-xray.
+**
+** The byte layouts are those written by compiler-rt's XRay runtime (clang 14
+** and newer) and read by llvm/lib/XRay (Trace.cpp, FDRRecordProducer.cpp,
+** RecordInitializer.cpp, FDRTraceExpander.cpp); /work/shared/IMPORT-NOTES.md
+** sums them up.  Custom and typed events and call arguments are skipped:
+** only function entries and exits become events.
+*/
+#ifndef FNT_XRAY_LOG_H
+#define FNT_XRAY_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct xray_event {
+  uint64_t tsc;       /* absolute TSC ticks (ns when the runtime had no TSC) */
+  uint32_t tid;       /* thread id, 32-bit as the LLVM reader has it */
+  int32_t  func_id;   /* xray function id: 1-based index of xray_instr_map */
+  uint8_t  kind;      /* FNT_KIND_ENTRY (also enter-with-argument), _EXIT, _TAIL_EXIT */
+} xray_event;
+
+typedef struct xray_log {
+  int      version;         /* header version: basic 1-3, FDR 1-5 */
+  int      fdr;             /* 0 basic mode, 1 FDR mode */
+  uint64_t cycle_frequency; /* ticks per second; 0 = unknown (ticks are ns) */
+  int      has_walltime;    /* an FDR Walltime record holding an epoch time
+                            ** was seen (compiler-rt 14 writes CLOCK_MONOTONIC
+                            ** there, time since boot: not counted) */
+  int64_t  walltime_micros; /* the earliest such Walltime, µs since the epoch */
+  xray_event *events;       /* owned; in seq_no order (see xray_log_read) */
+  size_t   n_events;
+  size_t   n_threads;       /* distinct thread ids */
+  uint64_t first_tsc;       /* smallest TSC of any event (0 when none) */
+  uint64_t last_tsc;        /* largest */
+} xray_log;
+
+/* Reads the whole log at `path` into *log (every field set).  Nothing is
+** accepted partially: a malformed or truncated log fails with a message
+** naming the byte offset ("offset 4128: truncated function record").
+**
+** Order of log->events: each thread's records are kept in the order the
+** runtime wrote them within a block (a basic-mode run of one thread's
+** records, an FDR NewBuffer..NewBuffer span); each thread's blocks are
+** sorted by their first TSC; the threads are then merged by TSC, ties
+** going to the record that comes first in the file.  So a thread's events
+** are never reordered among themselves, and the order is deterministic.
+** @return 0, or -1 with a message in err (log left empty). */
+int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen);
+
+/* Nanoseconds from the run's first event to `tsc`, with the header's cycle
+** frequency (frequency 0: ticks are taken as ns). */
+uint64_t xray_log_ns(const xray_log *log, uint64_t tsc);
+
+/* Frees log->events; the struct may be reused.  NULL ok. */
+void xray_log_free(xray_log *log);
+
+#endif /* FNT_XRAY_LOG_H */
