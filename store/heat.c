@@ -16,16 +16,13 @@
 ** hostile values may overflow; two's-complement wrap-around keeps both
 ** well-defined (no UB), and the result is cast back to int64_t.
 */
-#include <stdlib.h>
 #include <string.h>
 
-#include "fnt_store.h"
+#include "internal.h"
 
-/* The store's allocator hook (store/alloc.c) once it lands; until then the
-** C library's.  Only these three names are used below. */
-#define heatMalloc(n)     malloc(n)
-#define heatRealloc(p, n) realloc((p), (n))
-#define heatFree(p)       free(p)
+#define heatMalloc(n)     fnt_malloc(n)
+#define heatRealloc(p, n) fnt_realloc((p), (n))
+#define heatFree(p)       fnt_free(p)
 
 /* ------------------------------------------------------------------------
 ** The replay core.
@@ -324,6 +321,7 @@ typedef struct HeatKeys {
   char *zArena;          /* every key, NUL-terminated, back to back */
   size_t nArena, nArenaAlloc;
   size_t *aOff;          /* aOff[id]: the key's offset in zArena */
+  size_t *aLen;          /* aLen[id]: its length, without the NUL */
   uint32_t *aHash;       /* aHash[id]: its hash */
   uint32_t nKey, nKeyAlloc;
   uint32_t *aSlot;       /* open addressing: id+1, 0 = empty */
@@ -333,6 +331,7 @@ typedef struct HeatKeys {
 static void heatKeysClear(HeatKeys *k){
   heatFree(k->zArena);
   heatFree(k->aOff);
+  heatFree(k->aLen);
   heatFree(k->aHash);
   heatFree(k->aSlot);
   memset(k, 0, sizeof(*k));
@@ -377,9 +376,9 @@ static int heatKeyIntern(HeatKeys *k, char cPrefix, const char *z, size_t n,
     uint32_t id = k->aSlot[h]-1;
     const char *zOld = k->zArena + k->aOff[id];
     if( k->aHash[id]==hash
+     && k->aLen[id]==nKey
      && (cPrefix==0 || zOld[0]==cPrefix)
      && memcmp(zOld+(cPrefix!=0), z, n)==0
-     && zOld[nKey]==0
     ){
       *pId = id;
       return FNT_OK;
@@ -393,6 +392,9 @@ static int heatKeyIntern(HeatKeys *k, char cPrefix, const char *z, size_t n,
     uint32_t *aHash;
     if( aOff==0 ) return FNT_E_NOMEM;
     k->aOff = aOff;
+    aOff = heatRealloc(k->aLen, nNew*sizeof(size_t));
+    if( aOff==0 ) return FNT_E_NOMEM;
+    k->aLen = aOff;
     aHash = heatRealloc(k->aHash, nNew*sizeof(uint32_t));
     if( aHash==0 ) return FNT_E_NOMEM;
     k->aHash = aHash;
@@ -408,6 +410,7 @@ static int heatKeyIntern(HeatKeys *k, char cPrefix, const char *z, size_t n,
     k->nArenaAlloc = nNew;
   }
   k->aOff[k->nKey] = k->nArena;
+  k->aLen[k->nKey] = nKey;
   k->aHash[k->nKey] = hash;
   if( cPrefix ) k->zArena[k->nArena++] = cPrefix;
   if( n ) memcpy(k->zArena+k->nArena, z, n);
@@ -606,17 +609,23 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   size_t nBatch = 0;
   fnt_predicate p;
   fnt_scan *sc = 0;
+  fnt_store *st;
   int64_t seqPrev = -1;
   int rc;
 
   if( out ) *out = 0;
-  if( snap==0 || run_id==0 || out==0 ) return FNT_E_MISUSE;
+  if( snap==0 || out==0 ) return FNT_E_MISUSE;
+  st = snap->st;
+  if( run_id==0 ){
+    return fnt_err(st, FNT_E_MISUSE, "fnt_heat_compute: run_id is NULL");
+  }
+  fnt_err_clear(st);
   heatStateInit(&s);
   memset(&k, 0, sizeof(k));
   memset(&m, 0, sizeof(m));
 
   aBatch = heatMalloc(HEAT_BATCH*sizeof(HeatEvent));
-  if( aBatch==0 ){ rc = FNT_E_NOMEM; goto done; }
+  if( aBatch==0 ) goto nomem;
 
   fnt_predicate_init(&p);
   p.run_ids = &run_id;
@@ -636,26 +645,42 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
     /* The replay is only right in seq_no order: check what it relies on
     ** rather than return wrong figures. */
     int64_t seq = fnt_scan_int(sc, FNT_EV_SEQ_NO);
-    if( seq<=seqPrev ){ rc = FNT_E_CORRUPT; goto done; }
+    if( seq<=seqPrev ){
+      rc = fnt_err(st, FNT_E_CORRUPT, "run '%s': the scan gave seq_no %lld "
+                   "after %lld, not in seq_no order", run_id,
+                   (long long)seq, (long long)seqPrev);
+      goto done;
+    }
     seqPrev = seq;
     rc = heatRowKey(sc, &m, &k, &s, &e->key);
-    if( rc ) goto done;
+    if( rc ) goto nomem;
     e->kind = heatRowKind(sc);
-    if( e->kind<0 ){ rc = FNT_E_CORRUPT; goto done; }
+    if( e->kind<0 ){
+      const char *zKind = fnt_scan_text(sc, FNT_EV_KIND, 0);
+      rc = fnt_err(st, FNT_E_CORRUPT, "run '%s': seq_no %lld: unknown kind "
+                   "'%s'", run_id, (long long)seq, zKind ? zKind : "NULL");
+      goto done;
+    }
     e->thread = (uint32_t)fnt_scan_int(sc, FNT_EV_THREAD);
     e->t = fnt_scan_int(sc, FNT_EV_T_NS);
     if( ++nBatch==HEAT_BATCH ){
       rc = heatReplay(&s, aBatch, nBatch);
-      if( rc ) goto done;
+      if( rc ) goto nomem;
       nBatch = 0;
     }
   }
-  if( rc<0 ) goto done;
+  if( rc<0 ) goto done;           /* the scan's error, its message set */
   rc = heatReplay(&s, aBatch, nBatch);
-  if( rc ) goto done;
+  if( rc ) goto nomem;
   heatFinish(&s);
   rc = heatCollect(&s, &k, out);
+  if( rc ) goto nomem;
+  goto done;
 
+nomem:
+  /* Every failure of the layers above is an allocation's. */
+  rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory computing its heat "
+               "(%u threads, %u functions)", run_id, s.nThread, k.nKey);
 done:
   fnt_scan_close(sc);
   heatFree(aBatch);

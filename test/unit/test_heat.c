@@ -285,6 +285,24 @@ static void testKeys(void){
   expectHeat("keys", "keys", want, N(want));
 }
 
+static void testKeyIsTheIdentity(void){
+  /* A function is its key: the stable_id "?q" and the symbol q without one
+  ** are the same function (and the recursion rule sees them as such);
+  ** "?q" is not "?qq", a longer key with the same prefix. */
+  static const fnt_function fn[] = {
+    {"q", 0, 1}, {"other", "?q", 1}, {"qq", 0, 1},
+  };
+  static const fnt_event ev[] = {
+    E(1, 0, 0, 0, ENTRY), E(1, 1, 10, 1, ENTRY), E(1, 2, 12, 2, ENTRY),
+    E(1, 3, 13, 2, EXIT), E(1, 4, 20, 0, EXIT), E(1, 5, 30, 1, EXIT),
+  };
+  /* q [0,30] { other [10,20] { qq [12,13] } }: the exit of q at 20 pops
+  ** the topmost frame of key "?q" (other's); the exit at 30 the outer. */
+  static const Want want[] = { {"?q", 30, 30-1, 2}, {"?qq", 1, 1, 1} };
+  fileChunk("samekey", 0, 1, fn, N(fn), ev, N(ev));
+  expectHeat("same key", "samekey", want, N(want));
+}
+
 static void testUnknownAndEmpty(void){
   expectHeat("unknown run", "no-such-run", 0, 0);
   expectHeat("empty run_id", "", 0, 0);
@@ -566,6 +584,7 @@ int main(int argc, char **argv){
   testThreads();
   testChunks();
   testKeys();
+  testKeyIsTheIdentity();
   testUnknownAndEmpty();
 
   {
