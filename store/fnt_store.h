@@ -308,6 +308,9 @@ int fnt_scan_next(fnt_scan *sc);
 ** fnt_scan_int of a text column or of NULL is 0. */
 int64_t fnt_scan_int(const fnt_scan *sc, int col);
 const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len);
+/* 1 when the current row's column `col` is NULL (a text column's NULL, or
+** a column added after the row's file was written), else 0. */
+int fnt_scan_is_null(const fnt_scan *sc, int col);
 
 /* Events only: the current row's function as an index into the current
 ** segment's function table, and a number that changes whenever that table

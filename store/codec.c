@@ -1,0 +1,183 @@
+/*
+** codec.c -- the byte-level encodings of the store: varints, bit-packing,
+** checksums and the zstd column-chunk codec.  FORMAT.md describes each.
+*/
+#include <string.h>
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+void fnt_put_varint(fnt_buf *b, uint64_t v){
+  uint8_t tmp[10];
+  size_t n = 0;
+  while( v>=0x80 ){
+    tmp[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  tmp[n++] = (uint8_t)v;
+  fnt_buf_append(b, tmp, n);
+}
+
+void fnt_put_u8(fnt_buf *b, uint8_t v){ fnt_buf_append(b, &v, 1); }
+
+void fnt_put_u64le(fnt_buf *b, uint64_t v){
+  uint8_t tmp[8];
+  int i;
+  for(i=0; i<8; i++) tmp[i] = (uint8_t)(v >> (8*i));
+  fnt_buf_append(b, tmp, 8);
+}
+
+void fnt_put_str(fnt_buf *b, const char *s){
+  if( s==0 ){
+    fnt_put_varint(b, 0);
+  }else{
+    size_t n = strlen(s);
+    fnt_put_varint(b, (uint64_t)n + 1);
+    fnt_buf_append(b, s, n);
+  }
+}
+
+uint64_t fnt_get_varint(fnt_rd *r){
+  uint64_t v = 0;
+  unsigned shift = 0;
+  while( r->ok ){
+    uint8_t c;
+    if( r->p>=r->end || shift>63 ){ r->ok = 0; break; }
+    c = *r->p++;
+    v |= (uint64_t)(c & 0x7f) << shift;
+    if( (c & 0x80)==0 ) return v;
+    shift += 7;
+  }
+  return 0;
+}
+
+uint8_t fnt_get_u8(fnt_rd *r){
+  if( !r->ok || r->p>=r->end ){ r->ok = 0; return 0; }
+  return *r->p++;
+}
+
+uint64_t fnt_get_u64le(fnt_rd *r){
+  uint64_t v = 0;
+  int i;
+  if( !r->ok || r->end - r->p < 8 ){ r->ok = 0; return 0; }
+  for(i=0; i<8; i++) v |= (uint64_t)r->p[i] << (8*i);
+  r->p += 8;
+  return v;
+}
+
+char *fnt_get_str(fnt_rd *r, int *isnull){
+  uint64_t n = fnt_get_varint(r);
+  char *s;
+  *isnull = 0;
+  if( !r->ok ) return 0;
+  if( n==0 ){ *isnull = 1; return 0; }
+  n--;
+  if( (uint64_t)(r->end - r->p) < n || memchr(r->p, 0, (size_t)n) ){
+    r->ok = 0;
+    return 0;
+  }
+  s = fnt_malloc((size_t)n + 1);
+  if( s==0 ){ r->ok = 0; return 0; }
+  memcpy(s, r->p, (size_t)n);
+  s[n] = 0;
+  r->p += n;
+  return s;
+}
+
+unsigned fnt_bits_needed(uint64_t maxv){
+  unsigned w = 0;
+  while( maxv ){ w++; maxv >>= 1; }
+  return w;
+}
+
+size_t fnt_bp_size(size_t n, unsigned width){
+  return (size_t)(((uint64_t)n * width + 7) / 8);
+}
+
+void fnt_bp_pack(uint8_t *out, const uint64_t *v, size_t n, unsigned width){
+  uint64_t acc = 0;
+  unsigned bits = 0;
+  size_t i;
+  if( width==0 ) return;
+  for(i=0; i<n; i++){
+    uint64_t x = width==64 ? v[i] : (v[i] & ((UINT64_C(1)<<width)-1));
+    acc |= x << bits;
+    if( bits + width >= 64 ){
+      unsigned used = 64 - bits;           /* bits of x that fit */
+      memcpy(out, &acc, 8);                /* little-endian machines only; */
+      out += 8;                            /* FORMAT.md fixes LE order */
+      acc = used==64 ? 0 : x >> used;
+      bits = bits + width - 64;
+    }else{
+      bits += width;
+    }
+  }
+  while( bits>0 ){
+    *out++ = (uint8_t)acc;
+    acc >>= 8;
+    bits = bits>8 ? bits-8 : 0;
+  }
+}
+
+void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width){
+  size_t i;
+  uint64_t bitpos = 0;
+  uint64_t mask = width==64 ? ~UINT64_C(0) : ((UINT64_C(1)<<width)-1);
+  size_t total = fnt_bp_size(n, width);
+  if( width==0 ){
+    memset(v, 0, n*sizeof(*v));
+    return;
+  }
+  for(i=0; i<n; i++, bitpos += width){
+    size_t byte = (size_t)(bitpos >> 3);
+    unsigned shift = (unsigned)(bitpos & 7);
+    uint64_t lo = 0, x;
+    size_t avail = total - byte;
+    if( avail>=8 ){
+      memcpy(&lo, in+byte, 8);
+    }else{
+      memcpy(&lo, in+byte, avail);
+    }
+    x = lo >> shift;
+    if( shift + width > 64 ){
+      uint8_t hi = in[byte+8];
+      x |= (uint64_t)hi << (64 - shift);
+    }
+    v[i] = x & mask;
+  }
+}
+
+uint64_t fnt_hash(const void *p, size_t n){
+  return XXH3_64bits(p, n);
+}
+
+int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level){
+  size_t bound = ZSTD_compressBound(n), z;
+  size_t start = out->len;
+  if( fnt_buf_reserve(out, bound > n ? bound : n) ) return -1;
+  if( n >= 64 ){
+    z = ZSTD_compress(out->data + start, bound, raw, n, level);
+    if( !ZSTD_isError(z) && z < n ){
+      out->len = start + z;
+      return FNT_CODEC_ZSTD;
+    }
+  }
+  memcpy(out->data + start, raw, n);
+  out->len = start + n;
+  return FNT_CODEC_RAW;
+}
+
+int fnt_block_decompress(int codec, const uint8_t *src, size_t n,
+                         uint8_t *dst, size_t raw_len){
+  if( codec==FNT_CODEC_RAW ){
+    if( n!=raw_len ) return -1;
+    memcpy(dst, src, n);
+    return 0;
+  }
+  if( codec==FNT_CODEC_ZSTD ){
+    size_t z = ZSTD_decompress(dst, raw_len, src, n);
+    return ZSTD_isError(z) || z!=raw_len ? -1 : 0;
+  }
+  return -1;
+}

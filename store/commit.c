@@ -1,0 +1,595 @@
+/*
+** commit.c -- filing: validating a chunk or a profile, encoding its segment
+** files, and publishing them in one atomic snapshot commit.
+**
+** The commit protocol (FORMAT.md, "Committing"), in order:
+**   1. check the newest snapshot: already filed -> 0, nothing written;
+**   2. write each segment file under a fresh random name, fsync it, fsync
+**      its folder;
+**   3. write a manifest listing them, fsync it and metadata/;
+**   4. read the newest snapshot N again and re-check (another process may
+**      have filed the same chunk meanwhile);
+**   5. write snapshot N+1 (its manifest list: N's plus ours, merged into
+**      one manifest when long) to tmp/, fsync, and link() it to
+**      catalog/v(N+1).  link() never overwrites: EEXIST means another
+**      commit won N+1, so go back to 4;
+**   6. fsync catalog/, remove the tmp name, update the HEAD hint.
+** Until step 5 succeeds nothing is visible; files of a failed or lost
+** commit are never listed by any snapshot, so never read.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "segment.h"
+
+#define MAX_ATTEMPTS     1000   /* lost races before FNT_E_BUSY */
+#define MERGE_MANIFESTS  16     /* merge the list when it grows past this */
+
+typedef struct pending_file {
+  fnt_entry entry;       /* entry.path set when written */
+  fnt_buf bytes;
+  char *part_dir;        /* relative folder */
+} pending_file;
+
+/* What a commit adds, and how to tell whether it is already there. */
+typedef struct commit_req {
+  const char *operation;
+  char summary[512];
+  pending_file files[2];
+  size_t n_files;
+  const char *run_id, *repo;
+  int64_t chunk;          /* -1: a profile */
+} commit_req;
+
+/* 1 already filed, 0 not yet, FNT_E_CONFLICT when the run belongs to
+** another repo. */
+static int checkFiled(fnt_store *st, const fnt_snapshot *s, const commit_req *q){
+  size_t i, j;
+  int conflict = 0;
+  for(i=0; i<s->n_manifests; i++){
+    const fnt_manifest *m = s->manifests[i];
+    for(j=0; j<m->n; j++){
+      const fnt_entry *e = &m->entries[j];
+      if( strcmp(e->run_id, q->run_id)!=0 ) continue;
+      if( q->chunk<0 ){
+        if( e->table==FNT_TABLE_PROFILE ) return 1;
+      }else if( e->table!=FNT_TABLE_PROFILE ){
+        if( e->chunk==q->chunk ) return 1;
+        if( strcmp(e->repo, q->repo)!=0 ) conflict = 1;
+      }
+    }
+  }
+  if( conflict ){
+    return fnt_err(st, FNT_E_CONFLICT, "run_id '%s' is already filed under "
+                   "another repo (not '%s')", q->run_id, q->repo);
+  }
+  return 0;
+}
+
+static int ioErr(fnt_store *st, const char *what, const char *path){
+  int code = errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO;
+  return fnt_err(st, code, "%s %s: %s", what, path, strerror(errno));
+}
+
+/* Writes `bytes` to a fresh file named DIR/<random>SUFFIX, durably: the
+** file and its folder are fsynced.  *rel gets the relative path. */
+static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
+                        const fnt_buf *bytes, char **rel){
+  char name[33], *full = 0, *fullDir = 0;
+  size_t n = strlen(dir) + 40 + strlen(suffix);
+  int rc = FNT_OK;
+  *rel = fnt_malloc(n);
+  if( *rel==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  fnt_random_name(name);
+  snprintf(*rel, n, "%s/%s%s", dir, name, suffix);
+  full = fnt_path_join(st, *rel);
+  fullDir = fnt_path_join(st, dir);
+  if( full==0 || fullDir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  if( fnt_io_mkdirs(fullDir) ){ rc = ioErr(st, "cannot create", fullDir); goto done; }
+  if( fnt_io_write_file(full, bytes->data, bytes->len, 1) ){
+    rc = ioErr(st, "cannot write", full);
+    fnt_io_unlink(full);
+    goto done;
+  }
+  if( fnt_io_fsync_dir(fullDir) ){ rc = ioErr(st, "cannot fsync", fullDir); goto done; }
+done:
+  fnt_free(full);
+  fnt_free(fullDir);
+  if( rc ){
+    fnt_free(*rel);
+    *rel = 0;
+  }
+  return rc;
+}
+
+static void removeFile(fnt_store *st, const char *rel){
+  char *full;
+  if( rel==0 ) return;
+  full = fnt_path_join(st, rel);
+  if( full ) fnt_io_unlink(full);
+  fnt_free(full);
+}
+
+/* Builds the manifest list of snapshot `id` on top of `base`: base's
+** manifests plus `ours`, or, once the list is long, one merged manifest
+** (written here; *merged gets its path so a lost race can remove it). */
+static int buildList(fnt_store *st, const fnt_snapshot *base, const char *ours,
+                     const fnt_manifest *oursM, fnt_catalog *cat, char **merged){
+  size_t i, j, n = 0, total = oursM->n;
+  fnt_entry *all;
+  fnt_buf bytes = {0};
+  int rc;
+  *merged = 0;
+  if( base->n_manifests < MERGE_MANIFESTS ){
+    cat->manifest_paths = fnt_calloc(base->n_manifests+1, sizeof(char*));
+    if( cat->manifest_paths==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+    for(i=0; i<base->n_manifests; i++){
+      cat->manifest_paths[i] = fnt_strdup(base->manifests[i]->path);
+      cat->n_manifests = i+1;
+      if( cat->manifest_paths[i]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+    }
+    cat->manifest_paths[cat->n_manifests] = fnt_strdup(ours);
+    if( cat->manifest_paths[cat->n_manifests]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+    cat->n_manifests++;
+    return FNT_OK;
+  }
+  for(i=0; i<base->n_manifests; i++) total += base->manifests[i]->n;
+  all = fnt_calloc(total+1, sizeof(fnt_entry));
+  if( all==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  for(i=0; i<base->n_manifests; i++){
+    for(j=0; j<base->manifests[i]->n; j++) all[n++] = base->manifests[i]->entries[j];
+  }
+  for(j=0; j<oursM->n; j++) all[n++] = oursM->entries[j];
+  rc = fnt_manifest_encode(all, n, &bytes);   /* entries are borrowed */
+  fnt_free(all);
+  if( rc==FNT_OK ) rc = writeNewFile(st, FNT_DIR_METADATA, ".fnman", &bytes, merged);
+  fnt_buf_free(&bytes);
+  if( rc ) return rc;
+  cat->manifest_paths = fnt_calloc(1, sizeof(char*));
+  if( cat->manifest_paths==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  cat->manifest_paths[0] = fnt_strdup(*merged);
+  if( cat->manifest_paths[0]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  cat->n_manifests = 1;
+  return FNT_OK;
+}
+
+/* Tries to publish snapshot base+1.  1 published, 0 lost the race. */
+static int publish(fnt_store *st, const fnt_snapshot *base, const commit_req *q,
+                   const char *manifestPath, const fnt_manifest *oursM,
+                   uint64_t *published){
+  fnt_catalog cat;
+  fnt_buf bytes = {0};
+  char *merged = 0, *tmpRel = 0, *tmpFull = 0, *target = 0, *catDir = 0;
+  char name[64];
+  uint64_t addedRows = 0;
+  size_t i;
+  int rc;
+
+  memset(&cat, 0, sizeof(cat));
+  for(i=0; i<q->n_files; i++) addedRows += q->files[i].entry.rows;
+  cat.id = base->cat.id + 1;
+  cat.parent_id = base->cat.id;
+  cat.ts_micros = fnt_now_micros();
+  cat.operation = fnt_strdup(q->operation);
+  cat.summary = fnt_strdup(q->summary);
+  cat.added_files = q->n_files;
+  cat.added_rows = addedRows;
+  cat.total_files = base->cat.total_files + q->n_files;
+  cat.total_rows = base->cat.total_rows + addedRows;
+  if( cat.operation==0 || cat.summary==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  rc = buildList(st, base, manifestPath, oursM, &cat, &merged);
+  if( rc ) goto done;
+  rc = fnt_catalog_encode(&cat, &bytes);
+  if( rc ){ rc = fnt_err(st, rc, "out of memory"); goto done; }
+  rc = writeNewFile(st, FNT_DIR_TMP, ".fncat", &bytes, &tmpRel);
+  if( rc ) goto done;
+  fnt_catalog_name(cat.id, name);
+  tmpFull = fnt_path_join(st, tmpRel);
+  target = fnt_path_join(st, name);
+  catDir = fnt_path_join(st, FNT_DIR_CATALOG);
+  if( !tmpFull || !target || !catDir ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  if( fnt_io_link(tmpFull, target) ){
+    if( errno==EEXIST ){
+      rc = 0;                        /* lost the race for this id */
+    }else{
+      rc = ioErr(st, "cannot publish", target);
+    }
+    goto done;
+  }
+  *published = cat.id;
+  if( fnt_io_fsync_dir(catDir) ){
+    rc = fnt_err(st, FNT_E_IO, "snapshot %llu was published but fsync of %s "
+                 "failed: %s", (unsigned long long)cat.id, catDir, strerror(errno));
+    goto done;
+  }
+  rc = 1;
+done:
+  if( tmpFull ) fnt_io_unlink(tmpFull);
+  if( rc<=0 && *published==0 ) removeFile(st, merged);
+  fnt_free(merged);
+  fnt_free(tmpRel);
+  fnt_free(tmpFull);
+  fnt_free(target);
+  fnt_free(catDir);
+  fnt_buf_free(&bytes);
+  fnt_catalog_clear(&cat);
+  return rc;
+}
+
+static int pinNewest(fnt_store *st, fnt_snapshot **s){
+  return fnt_snapshot_current(st, s);
+}
+
+static int commitRequest(fnt_store *st, commit_req *q){
+  fnt_snapshot *s = 0;
+  fnt_buf mbytes = {0};
+  fnt_manifest ours;
+  fnt_entry entries[2];
+  char *manifestPath = 0;
+  uint64_t published = 0;
+  size_t i;
+  int rc, attempt;
+
+  memset(&ours, 0, sizeof(ours));
+  rc = pinNewest(st, &s);
+  if( rc ) return rc;
+  rc = checkFiled(st, s, q);
+  fnt_snapshot_release(s);
+  s = 0;
+  if( rc ) return rc==1 ? 0 : rc;   /* already filed, or an error */
+
+  for(i=0; i<q->n_files; i++){
+    pending_file *f = &q->files[i];
+    rc = writeNewFile(st, f->part_dir, ".fnseg", &f->bytes, &f->entry.path);
+    if( rc ) goto fail;
+    f->entry.file_size = f->bytes.len;
+    entries[i] = f->entry;
+  }
+  ours.entries = entries;
+  ours.n = q->n_files;
+  for(attempt=0; ; attempt++){
+    if( attempt==MAX_ATTEMPTS ){
+      rc = fnt_err(st, FNT_E_BUSY, "gave up after %d lost commit races", attempt);
+      goto fail;
+    }
+    rc = pinNewest(st, &s);
+    if( rc ) goto fail;
+    rc = checkFiled(st, s, q);
+    if( rc ){
+      fnt_snapshot_release(s);
+      if( rc==1 ){ rc = 0; goto cleanup; }   /* filed by a racing commit */
+      goto fail;
+    }
+    /* The manifest records the snapshot that adds its files; written once
+    ** we know the id, rewritten only if we lose the race. */
+    for(i=0; i<q->n_files; i++) entries[i].snapshot_id = s->cat.id + 1;
+    mbytes.len = 0;
+    if( fnt_manifest_encode(entries, q->n_files, &mbytes) ){
+      fnt_snapshot_release(s);
+      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+      goto fail;
+    }
+    removeFile(st, manifestPath);
+    fnt_free(manifestPath);
+    manifestPath = 0;
+    rc = writeNewFile(st, FNT_DIR_METADATA, ".fnman", &mbytes, &manifestPath);
+    if( rc ){ fnt_snapshot_release(s); goto fail; }
+    rc = publish(st, s, q, manifestPath, &ours, &published);
+    fnt_snapshot_release(s);
+    s = 0;
+    if( rc==1 ) break;
+    if( rc<0 ){
+      if( published ) goto done;   /* visible, but not durably confirmed */
+      goto fail;
+    }
+  }
+  fnt_snapshot_hint(st, published);
+  rc = 1;
+  goto done;
+fail:
+cleanup:
+  for(i=0; i<q->n_files; i++){
+    removeFile(st, q->files[i].entry.path);
+  }
+  removeFile(st, manifestPath);
+done:
+  fnt_free(manifestPath);
+  fnt_buf_free(&mbytes);
+  return rc;
+}
+
+static void requestFree(commit_req *q){
+  size_t i;
+  for(i=0; i<q->n_files; i++){
+    fnt_buf_free(&q->files[i].bytes);
+    fnt_free(q->files[i].part_dir);
+    fnt_free(q->files[i].entry.path);
+  }
+}
+
+/* data/TABLE/PART for a partition value. */
+static char *partitionFolder(fnt_table t, const char *value){
+  char *part = fnt_partition_dir(value), *out;
+  size_t n;
+  if( part==0 ) return 0;
+  n = strlen(part) + 64;
+  out = fnt_malloc(n);
+  if( out ) snprintf(out, n, FNT_DIR_DATA "/%s/%s", fnt_table_name(t), part);
+  fnt_free(part);
+  return out;
+}
+
+static int nonEmpty(const char *s){ return s && s[0]; }
+static const char *nullIfEmpty(const char *s){ return s && s[0] ? s : 0; }
+
+/* ------------------------------------------------------------------ chunks */
+
+static int validateChunk(fnt_store *st, const fnt_chunk *c){
+  size_t i;
+  if( !nonEmpty(c->repo) ) return fnt_err(st, FNT_E_INVALID, "repo: must be a non-empty string");
+  if( !nonEmpty(c->run_id) ) return fnt_err(st, FNT_E_INVALID, "run_id: must be a non-empty string");
+  if( c->target==0 ) return fnt_err(st, FNT_E_INVALID, "target: missing");
+  if( c->source==0 ) return fnt_err(st, FNT_E_INVALID, "source: missing");
+  if( c->chunks<=0 ) return fnt_err(st, FNT_E_INVALID, "chunks: must be at least 1, not %lld", (long long)c->chunks);
+  if( c->chunk<0 || c->chunk>=c->chunks ){
+    return fnt_err(st, FNT_E_INVALID, "chunk: %lld is not in 0 .. chunks-1 (chunks = %lld)",
+                   (long long)c->chunk, (long long)c->chunks);
+  }
+  if( c->total_events<0 ) return fnt_err(st, FNT_E_INVALID, "total_events: must not be negative");
+  if( c->duration_ns<0 ) return fnt_err(st, FNT_E_INVALID, "duration_ns: must not be negative");
+  if( c->truncated!=0 && c->truncated!=1 ) return fnt_err(st, FNT_E_INVALID, "truncated: must be 0 or 1");
+  if( c->n_functions>0 && c->functions==0 ) return fnt_err(st, FNT_E_INVALID, "functions: missing");
+  if( c->n_events>0 && c->events==0 ) return fnt_err(st, FNT_E_INVALID, "events: missing");
+  if( c->n_functions>UINT32_MAX ) return fnt_err(st, FNT_E_INVALID, "functions: too many");
+  for(i=0; i<c->n_functions; i++){
+    if( c->functions[i].symbol==0 ) return fnt_err(st, FNT_E_INVALID, "functions[%zu].symbol: missing", i);
+  }
+  for(i=0; i<c->n_events; i++){
+    const fnt_event *e = &c->events[i];
+    if( e->seq_no>(uint64_t)INT64_MAX ) return fnt_err(st, FNT_E_INVALID, "events[%zu]: seq_no is above 2^63-1", i);
+    if( e->t_ns>(uint64_t)INT64_MAX ) return fnt_err(st, FNT_E_INVALID, "events[%zu]: t_ns is above 2^63-1", i);
+    if( e->function>=c->n_functions ){
+      return fnt_err(st, FNT_E_INVALID, "events[%zu]: function index %u is out of range (%zu functions)",
+                     i, e->function, c->n_functions);
+    }
+    if( e->kind>FNT_KIND_TAIL_EXIT ) return fnt_err(st, FNT_E_INVALID, "events[%zu]: unknown kind %u", i, e->kind);
+  }
+  return FNT_OK;
+}
+
+typedef struct seq_idx { uint64_t seq; size_t idx; } seq_idx;
+static int cmpSeqIdx(const void *a, const void *b){
+  const seq_idx *x = a, *y = b;
+  if( x->seq!=y->seq ) return x->seq<y->seq ? -1 : 1;
+  return x->idx<y->idx ? -1 : x->idx>y->idx;
+}
+
+/* The events in seq_no order, functions renumbered to the used ones only.
+** Reports a repeated seq_no naming both events. */
+static int sortEvents(fnt_store *st, const fnt_chunk *c, fnt_event **outEv,
+                      fnt_function **outFns, size_t *nFns, uint32_t *remap){
+  size_t i, n = c->n_events, used = 0;
+  fnt_event *ev = fnt_malloc((n ? n : 1) * sizeof(fnt_event));
+  fnt_function *fns = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(fnt_function));
+  int sorted = 1;
+  *outEv = ev;
+  *outFns = fns;
+  if( ev==0 || fns==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  for(i=1; i<n; i++){
+    if( c->events[i].seq_no<=c->events[i-1].seq_no ){ sorted = 0; break; }
+  }
+  if( sorted ){
+    memcpy(ev, c->events, n*sizeof(fnt_event));
+  }else{
+    seq_idx *order = fnt_malloc(n*sizeof(seq_idx));
+    if( order==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+    for(i=0; i<n; i++){ order[i].seq = c->events[i].seq_no; order[i].idx = i; }
+    qsort(order, n, sizeof(seq_idx), cmpSeqIdx);
+    for(i=0; i<n; i++){
+      if( i>0 && order[i].seq==order[i-1].seq ){
+        int rc = fnt_err(st, FNT_E_INVALID, "events[%zu]: seq_no %llu repeats events[%zu]",
+                         order[i].idx, (unsigned long long)order[i].seq, order[i-1].idx);
+        fnt_free(order);
+        return rc;
+      }
+      ev[i] = c->events[order[i].idx];
+    }
+    fnt_free(order);
+  }
+  for(i=0; i<c->n_functions; i++) remap[i] = UINT32_MAX;
+  for(i=0; i<n; i++){
+    uint32_t f = ev[i].function;
+    if( remap[f]==UINT32_MAX ){
+      remap[f] = (uint32_t)used;
+      fns[used++] = c->functions[f];
+    }
+    ev[i].function = remap[f];
+  }
+  *nFns = used;
+  return FNT_OK;
+}
+
+static int cmpU32(const void *a, const void *b){
+  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
+  return x<y ? -1 : x>y;
+}
+
+int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
+  commit_req q;
+  fnt_event *ev = 0;
+  fnt_function *fns = 0;
+  uint32_t *remap = 0, *thr = 0;
+  size_t nFns = 0, i;
+  fnt_seg_bounds b;
+  fnt_value row[FNT_RUN_NCOL];
+  int64_t mappedEvents = 0, mappedFns = 0, localFns = 0, mappedLocalFns = 0;
+  int64_t threads = c ? c->threads : 0, firstNs = 0, lastNs = 0;
+  int rc;
+
+  if( st==0 || c==0 ) return FNT_E_MISUSE;
+  fnt_err_clear(st);
+  memset(&q, 0, sizeof(q));
+  rc = validateChunk(st, c);
+  if( rc ) return rc;
+  remap = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(uint32_t));
+  if( remap==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  rc = sortEvents(st, c, &ev, &fns, &nFns, remap);
+  if( rc ) goto done;
+
+  /* The run row's counts, derived from the chunk (SPEC §4). */
+  for(i=0; i<nFns; i++){
+    int mapped = nonEmpty(fns[i].stable_id);
+    mappedFns += mapped;
+    localFns += fns[i].local!=0;
+    mappedLocalFns += mapped && fns[i].local;
+  }
+  for(i=0; i<c->n_events; i++){
+    mappedEvents += nonEmpty(fns[ev[i].function].stable_id);
+    if( i==0 || (int64_t)ev[i].t_ns<firstNs ) firstNs = (int64_t)ev[i].t_ns;
+    if( i==0 || (int64_t)ev[i].t_ns>lastNs ) lastNs = (int64_t)ev[i].t_ns;
+  }
+  if( threads<0 ){
+    thr = fnt_malloc((c->n_events ? c->n_events : 1) * sizeof(uint32_t));
+    if( thr==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+    for(i=0; i<c->n_events; i++) thr[i] = ev[i].thread;
+    qsort(thr, c->n_events, sizeof(uint32_t), cmpU32);
+    threads = 0;
+    for(i=0; i<c->n_events; i++) threads += i==0 || thr[i]!=thr[i-1];
+  }
+
+  q.operation = "file-chunk";
+  q.run_id = c->run_id;
+  q.repo = c->repo;
+  q.chunk = c->chunk;
+  snprintf(q.summary, sizeof(q.summary), "run_id=%.300s chunk=%lld events=%zu",
+           c->run_id, (long long)c->chunk, c->n_events);
+
+  if( c->n_events>0 ){
+    pending_file *f = &q.files[q.n_files++];
+    rc = fnt_segment_write_events(c->repo, nullIfEmpty(c->commit), c->run_id,
+                                  fns, nFns, ev, c->n_events, &f->bytes, &b);
+    if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the events segment"); goto done; }
+    f->part_dir = partitionFolder(FNT_TABLE_EVENTS, c->run_id);
+    f->entry.table = FNT_TABLE_EVENTS;
+    f->entry.rows = c->n_events;
+    f->entry.run_id = (char*)c->run_id;
+    f->entry.repo = (char*)c->repo;
+    f->entry.chunk = c->chunk;
+    f->entry.seq_min = b.seq_min; f->entry.seq_max = b.seq_max;
+    f->entry.t_min = b.t_min;     f->entry.t_max = b.t_max;
+    if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  }
+  {
+    pending_file *f = &q.files[q.n_files++];
+    memset(row, 0, sizeof(row));
+    row[FNT_RUN_RUN_ID].s = c->run_id;
+    row[FNT_RUN_TS_MICROS].i = c->ts_micros>=0 ? c->ts_micros : fnt_now_micros();
+    row[FNT_RUN_REPO].s = c->repo;
+    row[FNT_RUN_COMMIT].s = nullIfEmpty(c->commit);
+    row[FNT_RUN_TARGET].s = c->target;
+    row[FNT_RUN_SOURCE].s = c->source;
+    row[FNT_RUN_CHUNK].i = c->chunk;
+    row[FNT_RUN_CHUNKS].i = c->chunks;
+    row[FNT_RUN_EVENTS].i = (int64_t)c->n_events;
+    row[FNT_RUN_MAPPED_EVENTS].i = mappedEvents;
+    row[FNT_RUN_FUNCTIONS].i = (int64_t)nFns;
+    row[FNT_RUN_MAPPED_FUNCTIONS].i = mappedFns;
+    row[FNT_RUN_LOCAL_FUNCTIONS].i = localFns;
+    row[FNT_RUN_MAPPED_LOCAL_FUNCTIONS].i = mappedLocalFns;
+    row[FNT_RUN_THREADS].i = threads;
+    row[FNT_RUN_FIRST_NS].i = firstNs;
+    row[FNT_RUN_LAST_NS].i = lastNs;
+    row[FNT_RUN_TOTAL_EVENTS].i = c->total_events;
+    row[FNT_RUN_DURATION_NS].i = c->duration_ns;
+    row[FNT_RUN_TRUNCATED].i = c->truncated;
+    row[FNT_RUN_BINARIES].s = c->binaries_json ? c->binaries_json : "[]";
+    rc = fnt_segment_write_rows(FNT_TABLE_RUNS, row, 1, &f->bytes);
+    if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the run row"); goto done; }
+    f->part_dir = partitionFolder(FNT_TABLE_RUNS, c->repo);
+    f->entry.table = FNT_TABLE_RUNS;
+    f->entry.rows = 1;
+    f->entry.run_id = (char*)c->run_id;
+    f->entry.repo = (char*)c->repo;
+    f->entry.chunk = c->chunk;
+    if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  }
+  rc = commitRequest(st, &q);
+done:
+  requestFree(&q);
+  fnt_free(ev);
+  fnt_free(fns);
+  fnt_free(remap);
+  fnt_free(thr);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- profiles */
+
+int fnt_file_profile(fnt_store *st, const fnt_profile *p){
+  commit_req q;
+  fnt_value *vals = 0;
+  size_t i;
+  int rc;
+  int64_t ts;
+
+  if( st==0 || p==0 ) return FNT_E_MISUSE;
+  fnt_err_clear(st);
+  memset(&q, 0, sizeof(q));
+  if( !nonEmpty(p->run_id) ) return fnt_err(st, FNT_E_INVALID, "run_id: must be a non-empty string");
+  if( !nonEmpty(p->repo) ) return fnt_err(st, FNT_E_INVALID, "repo: must be a non-empty string");
+  if( p->target==0 ) return fnt_err(st, FNT_E_INVALID, "target: missing");
+  if( p->samples<0 ) return fnt_err(st, FNT_E_INVALID, "samples: must not be negative");
+  if( p->profile_ns<0 ) return fnt_err(st, FNT_E_INVALID, "profile_ns: must not be negative");
+  if( p->n_rows>0 && p->rows==0 ) return fnt_err(st, FNT_E_INVALID, "rows: missing");
+  for(i=0; i<p->n_rows; i++){
+    const fnt_profile_row *r = &p->rows[i];
+    if( r->symbol==0 ) return fnt_err(st, FNT_E_INVALID, "rows[%zu].symbol: missing", i);
+    if( r->self_ns<0 || r->total_ns<0 || r->self_samples<0 || r->total_samples<0 ){
+      return fnt_err(st, FNT_E_INVALID, "rows[%zu]: counts must not be negative", i);
+    }
+  }
+  if( p->n_rows==0 ) return 0;
+  vals = fnt_calloc(p->n_rows * FNT_PROF_NCOL, sizeof(fnt_value));
+  if( vals==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  ts = p->ts_micros>=0 ? p->ts_micros : fnt_now_micros();
+  for(i=0; i<p->n_rows; i++){
+    fnt_value *v = &vals[i*FNT_PROF_NCOL];
+    v[FNT_PROF_RUN_ID].s = p->run_id;
+    v[FNT_PROF_TS_MICROS].i = ts;
+    v[FNT_PROF_REPO].s = p->repo;
+    v[FNT_PROF_COMMIT].s = nullIfEmpty(p->commit);
+    v[FNT_PROF_TARGET].s = p->target;
+    v[FNT_PROF_STABLE_ID].s = nullIfEmpty(p->rows[i].stable_id);
+    v[FNT_PROF_SYMBOL].s = p->rows[i].symbol;
+    v[FNT_PROF_SELF_NS].i = p->rows[i].self_ns;
+    v[FNT_PROF_TOTAL_NS].i = p->rows[i].total_ns;
+    v[FNT_PROF_SELF_SAMPLES].i = p->rows[i].self_samples;
+    v[FNT_PROF_TOTAL_SAMPLES].i = p->rows[i].total_samples;
+    v[FNT_PROF_SAMPLES].i = p->samples;
+    v[FNT_PROF_PROFILE_NS].i = p->profile_ns;
+  }
+  q.operation = "file-profile";
+  q.run_id = p->run_id;
+  q.repo = p->repo;
+  q.chunk = -1;
+  snprintf(q.summary, sizeof(q.summary), "run_id=%.300s rows=%zu", p->run_id, p->n_rows);
+  {
+    pending_file *f = &q.files[q.n_files++];
+    rc = fnt_segment_write_rows(FNT_TABLE_PROFILE, vals, p->n_rows, &f->bytes);
+    if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the profile"); goto done; }
+    f->part_dir = partitionFolder(FNT_TABLE_PROFILE, p->repo);
+    f->entry.table = FNT_TABLE_PROFILE;
+    f->entry.rows = p->n_rows;
+    f->entry.run_id = (char*)p->run_id;
+    f->entry.repo = (char*)p->repo;
+    f->entry.chunk = -1;
+    if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  }
+  rc = commitRequest(st, &q);
+done:
+  requestFree(&q);
+  fnt_free(vals);
+  return rc;
+}

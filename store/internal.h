@@ -1,0 +1,221 @@
+/*
+** internal.h -- what the files of the store share, and nothing public.
+**
+** One job per file:
+**   alloc.c     the allocator hook, growable buffers
+**   errors.c    error codes, per-handle messages, version
+**   io.c        every system call that touches the disk (fault-injectable)
+**   codec.c     varints, bit-packing, checksummed zstd blocks
+**   schema.c    tables, columns, field ids
+**   segment_write.c / segment_read.c   segment files
+**   metadata.c  catalog versions, manifest lists, manifests (encode/decode)
+**   snapshot.c  pinning, caching and listing snapshots
+**   commit.c    validating and filing chunks and profiles, atomic commit
+**   scan.c      predicate scans with partition and row-group pruning
+**   warehouse.c open/close and the folder layout
+**   heat.c      fnt_heat (SPEC §5)
+*/
+#ifndef FNT_INTERNAL_H
+#define FNT_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fnt_store.h"
+
+#define FNT_UNUSED(x) ((void)(x))
+
+/* ---- alloc.c */
+void *fnt_malloc(size_t n);
+void *fnt_calloc(size_t n, size_t size);   /* zeroed; overflow-checked */
+void *fnt_realloc(void *p, size_t n);
+void  fnt_free(void *p);
+char *fnt_strdup(const char *s);           /* NULL in, NULL out */
+
+/* A growable byte buffer.  On allocation failure `failed` is set and later
+** appends do nothing, so encoders check once at the end. */
+typedef struct fnt_buf {
+  uint8_t *data;
+  size_t len, cap;
+  int failed;
+} fnt_buf;
+int  fnt_buf_reserve(fnt_buf *b, size_t extra);  /* 0 ok, -1 no memory */
+void fnt_buf_append(fnt_buf *b, const void *p, size_t n);
+void fnt_buf_free(fnt_buf *b);
+
+/* ---- errors.c */
+/* Records a failure on the handle and returns `code`. */
+int fnt_err(fnt_store *st, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void fnt_err_clear(fnt_store *st);
+
+/* ---- io.c: every disk access goes through here so tests can inject faults.
+** Each returns 0 or -1 with errno set (fault injection sets errno too). */
+enum {
+  FNT_IO_OPEN = 1, FNT_IO_WRITE = 2, FNT_IO_FSYNC = 4, FNT_IO_LINK = 8,
+  FNT_IO_RENAME = 16, FNT_IO_READ = 32, FNT_IO_MKDIR = 64, FNT_IO_UNLINK = 128
+};
+typedef struct fnt_io_fault {
+  unsigned ops;        /* FNT_IO_... bits that count toward `nth` */
+  long nth;            /* fail the nth counted call (1-based); 0 = off */
+  int err;             /* errno to fail with (EIO, ENOSPC, ...) */
+  int short_write;     /* a failing write first writes half its bytes */
+  int crash;           /* instead of failing, _exit(99) at that call */
+} fnt_io_fault;
+void fnt_io_set_fault(const fnt_io_fault *f);   /* NULL: off */
+long fnt_io_count(void);                         /* counted calls so far */
+
+int fnt_io_write_file(const char *path, const void *data, size_t n, int excl);
+int fnt_io_read_file(const char *path, uint8_t **data, size_t *n);
+int fnt_io_open_read(const char *path);          /* fd or -1 */
+int fnt_io_pread(int fd, void *buf, size_t n, uint64_t off); /* exact or -1 */
+int fnt_io_file_size(int fd, uint64_t *size);
+void fnt_io_close(int fd);
+int fnt_io_fsync_dir(const char *dir);
+int fnt_io_link(const char *from, const char *to);
+int fnt_io_rename(const char *from, const char *to);
+int fnt_io_unlink(const char *path);
+int fnt_io_mkdirs(const char *path);            /* mkdir -p */
+int fnt_io_exists(const char *path);            /* 1, 0, or -1 on error */
+
+/* ---- codec.c */
+void fnt_put_varint(fnt_buf *b, uint64_t v);
+void fnt_put_u8(fnt_buf *b, uint8_t v);
+void fnt_put_u64le(fnt_buf *b, uint64_t v);
+void fnt_put_str(fnt_buf *b, const char *s);     /* NULL-able: len+1, 0 = NULL */
+static inline uint64_t fnt_zigzag(int64_t v){ return ((uint64_t)v<<1) ^ (uint64_t)(v>>63); }
+static inline int64_t fnt_unzigzag(uint64_t v){ return (int64_t)(v>>1) ^ -(int64_t)(v&1); }
+
+/* A bounds-checked reader over bytes: every get fails softly (ok = 0) on
+** overrun, so decoders check `ok` once per structure. */
+typedef struct fnt_rd {
+  const uint8_t *p, *end;
+  int ok;
+} fnt_rd;
+uint64_t fnt_get_varint(fnt_rd *r);
+uint8_t  fnt_get_u8(fnt_rd *r);
+uint64_t fnt_get_u64le(fnt_rd *r);
+/* A string inside the reader's bytes, copied to a fresh NUL-terminated
+** allocation; *isnull for NULL.  Returns NULL on overrun/no memory (ok = 0). */
+char *fnt_get_str(fnt_rd *r, int *isnull);
+
+/* Bit-packing: n values of `width` bits (0..64), LSB first. */
+size_t fnt_bp_size(size_t n, unsigned width);
+void fnt_bp_pack(uint8_t *out, const uint64_t *v, size_t n, unsigned width);
+void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width);
+unsigned fnt_bits_needed(uint64_t maxv);
+
+uint64_t fnt_hash(const void *p, size_t n);   /* XXH3-64 */
+
+/* Column-chunk codecs.  fnt_block_compress appends `raw` to `out`, zstd
+** compressed when that is smaller, and returns the codec used (or -1 on no
+** memory).  fnt_block_decompress returns 0, or -1 when the bytes do not
+** decode to exactly raw_len bytes. */
+#define FNT_CODEC_RAW  0
+#define FNT_CODEC_ZSTD 1
+int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level);
+int fnt_block_decompress(int codec, const uint8_t *src, size_t n,
+                         uint8_t *dst, size_t raw_len);
+
+/* ---- schema.c */
+#define FNT_NTABLES 3
+typedef struct fnt_colinfo {
+  const char *name;
+  int is_text;
+  uint32_t field_id;     /* stable: a column keeps its id forever */
+} fnt_colinfo;
+const fnt_colinfo *fnt_table_cols(fnt_table t);
+
+/* ---- warehouse.c: layout */
+struct fnt_manifest;
+struct fnt_segment;
+struct fnt_store {
+  char *dir;                 /* as given */
+  char errmsg[1024];
+  int errcode;
+  /* snapshot.c caches */
+  struct fnt_snapshot *current;      /* newest pinned so far (ref held) */
+  struct fnt_manifest **manifests;   /* every manifest read, by path */
+  size_t n_manifests, cap_manifests;
+  struct fnt_segment **segments;     /* footer cache, most recent last */
+  size_t n_segments;
+};
+/* dir/rel into a fresh allocation. */
+char *fnt_path_join(const fnt_store *st, const char *rel);
+/* A folder name for a partition value: readable where safe, never a path. */
+char *fnt_partition_dir(const char *value);
+/* 32 random hex characters. */
+void fnt_random_name(char out[33]);
+int64_t fnt_now_micros(void);
+
+#define FNT_DIR_CATALOG  "catalog"
+#define FNT_DIR_METADATA "metadata"
+#define FNT_DIR_DATA     "data"
+#define FNT_DIR_TMP      "tmp"
+#define FNT_MARKER       "fntrace-warehouse"
+
+/* ---- metadata.c: manifests and catalog versions (see FORMAT.md) */
+typedef struct fnt_entry {
+  uint8_t table;         /* fnt_table */
+  char *path;            /* relative to the warehouse */
+  uint64_t file_size;
+  uint64_t rows;
+  char *run_id;          /* every table's files belong to one run */
+  char *repo;            /* and one repo */
+  int64_t chunk;         /* -1 for profiles */
+  int64_t seq_min, seq_max, t_min, t_max;   /* events only; else 0 */
+  uint64_t snapshot_id;  /* the snapshot that added it */
+} fnt_entry;
+
+typedef struct fnt_manifest {
+  char *path;            /* relative */
+  fnt_entry *entries;
+  size_t n;
+} fnt_manifest;
+
+int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out);
+int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
+                        size_t len, fnt_manifest **out);
+void fnt_manifest_free(fnt_manifest *m);
+
+typedef struct fnt_catalog {
+  uint64_t id, parent_id;
+  int64_t ts_micros;
+  char *operation, *summary;
+  uint64_t added_files, added_rows, total_files, total_rows;
+  char **manifest_paths;   /* the manifest list, inline */
+  size_t n_manifests;
+} fnt_catalog;
+int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out);
+int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
+                       size_t len, fnt_catalog *out);
+void fnt_catalog_clear(fnt_catalog *c);
+/* "catalog/v00000000000000000042" */
+void fnt_catalog_name(uint64_t id, char out[64]);
+
+/* A whole metadata file: magic, body, xxh64 trailer.  check_file verifies
+** and returns the body's bounds. */
+void fnt_meta_begin(fnt_buf *b, const char magic[8]);
+void fnt_meta_end(fnt_buf *b);
+int fnt_meta_check(fnt_store *st, const char *path, const uint8_t *p,
+                   size_t len, const char magic[8], fnt_rd *body);
+
+/* ---- snapshot.c */
+struct fnt_snapshot {
+  fnt_store *st;
+  int refs;
+  fnt_catalog cat;
+  fnt_manifest **manifests;  /* borrowed from the store's cache */
+  size_t n_manifests;
+};
+/* The newest committed id (0 = empty warehouse). */
+int fnt_snapshot_newest_id(fnt_store *st, uint64_t *id);
+int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out);
+/* Loads (or finds in the cache) a manifest by relative path. */
+int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out);
+void fnt_store_caches_free(fnt_store *st);
+/* Records the id a commit just published (best effort). */
+void fnt_snapshot_hint(fnt_store *st, uint64_t id);
+
+#endif /* FNT_INTERNAL_H */

@@ -1,0 +1,218 @@
+/*
+** io.c -- every system call of the store that touches the disk.
+**
+** Kept in one small layer so that tests can inject faults: fail the Nth
+** write, fsync, link or rename with EIO or ENOSPC, write half a buffer first,
+** or _exit() at that instant to simulate a crash.  The fault can also be set
+** from the environment, FNT_FAULT="ops=write|fsync,nth=3,err=ENOSPC,crash=1",
+** so that a test can kill a separate process at an exact step.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static fnt_io_fault g_fault;
+static long g_count;
+static int g_env_read;
+
+static void readEnvFault(void){
+  const char *e;
+  g_env_read = 1;
+  e = getenv("FNT_FAULT");
+  if( e==0 || e[0]==0 ) return;
+  memset(&g_fault, 0, sizeof(g_fault));
+  g_fault.err = EIO;
+  if( strstr(e, "open") )   g_fault.ops |= FNT_IO_OPEN;
+  if( strstr(e, "write") )  g_fault.ops |= FNT_IO_WRITE;
+  if( strstr(e, "fsync") )  g_fault.ops |= FNT_IO_FSYNC;
+  if( strstr(e, "link") )   g_fault.ops |= FNT_IO_LINK;
+  if( strstr(e, "rename") ) g_fault.ops |= FNT_IO_RENAME;
+  if( strstr(e, "mkdir") )  g_fault.ops |= FNT_IO_MKDIR;
+  if( strstr(e, "nth=") )   g_fault.nth = atol(strstr(e, "nth=")+4);
+  if( strstr(e, "ENOSPC") ) g_fault.err = ENOSPC;
+  if( strstr(e, "short=1") ) g_fault.short_write = 1;
+  if( strstr(e, "crash=1") ) g_fault.crash = 1;
+}
+
+void fnt_io_set_fault(const fnt_io_fault *f){
+  g_env_read = 1;
+  g_count = 0;
+  if( f ) g_fault = *f; else memset(&g_fault, 0, sizeof(g_fault));
+}
+
+long fnt_io_count(void){ return g_count; }
+
+/* Returns 1 when this call must fail (errno set), after counting it. */
+static int faultHere(unsigned op){
+  if( !g_env_read ) readEnvFault();
+  if( (g_fault.ops & op)==0 ) return 0;
+  g_count++;
+  if( g_fault.nth<=0 || g_count!=g_fault.nth ) return 0;
+  if( g_fault.crash ) _exit(99);
+  errno = g_fault.err ? g_fault.err : EIO;
+  return 1;
+}
+
+static int writeAll(int fd, const uint8_t *p, size_t n){
+  if( faultHere(FNT_IO_WRITE) ){
+    int e = errno;
+    if( g_fault.short_write && n>1 ){
+      ssize_t w = write(fd, p, n/2);
+      (void)w;
+    }
+    errno = e;
+    return -1;
+  }
+  while( n>0 ){
+    ssize_t w = write(fd, p, n);
+    if( w<0 ){
+      if( errno==EINTR ) continue;
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static int syncFd(int fd){
+  if( faultHere(FNT_IO_FSYNC) ) return -1;
+  return fsync(fd);
+}
+
+int fnt_io_write_file(const char *path, const void *data, size_t n, int excl){
+  int fd, e;
+  if( faultHere(FNT_IO_OPEN) ) return -1;
+  fd = open(path, O_WRONLY|O_CREAT|O_CLOEXEC|(excl ? O_EXCL : O_TRUNC), 0644);
+  if( fd<0 ) return -1;
+  if( writeAll(fd, data, n) || syncFd(fd) ){
+    e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return close(fd);
+}
+
+int fnt_io_open_read(const char *path){
+  if( faultHere(FNT_IO_OPEN) ) return -1;
+  return open(path, O_RDONLY|O_CLOEXEC);
+}
+
+int fnt_io_pread(int fd, void *buf, size_t n, uint64_t off){
+  uint8_t *p = buf;
+  if( faultHere(FNT_IO_READ) ) return -1;
+  while( n>0 ){
+    ssize_t r = pread(fd, p, n, (off_t)off);
+    if( r<0 ){
+      if( errno==EINTR ) continue;
+      return -1;
+    }
+    if( r==0 ){ errno = 0; return -1; }   /* short file */
+    p += r;
+    n -= (size_t)r;
+    off += (uint64_t)r;
+  }
+  return 0;
+}
+
+int fnt_io_file_size(int fd, uint64_t *size){
+  struct stat sb;
+  if( fstat(fd, &sb) ) return -1;
+  *size = (uint64_t)sb.st_size;
+  return 0;
+}
+
+void fnt_io_close(int fd){
+  if( fd>=0 ) close(fd);
+}
+
+int fnt_io_read_file(const char *path, uint8_t **data, size_t *n){
+  uint64_t size;
+  uint8_t *buf;
+  int fd = fnt_io_open_read(path), e;
+  *data = 0;
+  *n = 0;
+  if( fd<0 ) return -1;
+  if( fnt_io_file_size(fd, &size) ) goto fail;
+  buf = fnt_malloc((size_t)size + 1);
+  if( buf==0 ){ errno = ENOMEM; goto fail; }
+  if( size>0 && fnt_io_pread(fd, buf, (size_t)size, 0) ){
+    e = errno;
+    fnt_free(buf);
+    errno = e;
+    goto fail;
+  }
+  close(fd);
+  *data = buf;
+  *n = (size_t)size;
+  return 0;
+fail:
+  e = errno;
+  close(fd);
+  errno = e;
+  return -1;
+}
+
+int fnt_io_fsync_dir(const char *dir){
+  int fd, rc, e;
+  fd = open(dir, O_RDONLY|O_DIRECTORY|O_CLOEXEC);
+  if( fd<0 ) return -1;
+  rc = syncFd(fd);
+  e = errno;
+  close(fd);
+  errno = e;
+  return rc;
+}
+
+int fnt_io_link(const char *from, const char *to){
+  if( faultHere(FNT_IO_LINK) ) return -1;
+  return link(from, to);
+}
+
+int fnt_io_rename(const char *from, const char *to){
+  if( faultHere(FNT_IO_RENAME) ) return -1;
+  return rename(from, to);
+}
+
+int fnt_io_unlink(const char *path){
+  if( faultHere(FNT_IO_UNLINK) ) return -1;
+  return unlink(path);
+}
+
+int fnt_io_mkdirs(const char *path){
+  char *tmp;
+  size_t i, n;
+  if( faultHere(FNT_IO_MKDIR) ) return -1;
+  n = strlen(path);
+  tmp = fnt_malloc(n+1);
+  if( tmp==0 ){ errno = ENOMEM; return -1; }
+  memcpy(tmp, path, n+1);
+  for(i=1; i<=n; i++){
+    if( tmp[i]=='/' || tmp[i]==0 ){
+      char c = tmp[i];
+      tmp[i] = 0;
+      if( mkdir(tmp, 0755) && errno!=EEXIST ){
+        int e = errno;
+        fnt_free(tmp);
+        errno = e;
+        return -1;
+      }
+      tmp[i] = c;
+    }
+  }
+  fnt_free(tmp);
+  return 0;
+}
+
+int fnt_io_exists(const char *path){
+  struct stat sb;
+  if( stat(path, &sb)==0 ) return 1;
+  return errno==ENOENT ? 0 : -1;
+}

@@ -1,0 +1,111 @@
+/*
+** segment.h -- segment files: writing them (segment_write.c) and reading
+** them back (segment_read.c).  The bytes are specified in FORMAT.md.
+*/
+#ifndef FNT_SEGMENT_H
+#define FNT_SEGMENT_H
+
+#include "internal.h"
+
+/* Rows per row group: small enough that a 10,000-event replay window
+** decodes one or two groups, large enough to compress well. */
+#define FNT_RG_ROWS 16384
+
+/* Column encodings (FORMAT.md, "Encodings"). */
+enum {
+  FNT_ENC_CONST      = 0,  /* one text value for the whole segment, in the footer */
+  FNT_ENC_DELTA_BP   = 1,  /* first value, min delta, bit-packed deltas */
+  FNT_ENC_THREAD_BP  = 2,  /* bit-packed indexes into the footer's thread dictionary */
+  FNT_ENC_FUNC_BP    = 3,  /* bit-packed indexes into the footer's function table */
+  FNT_ENC_FUNC_REF   = 4,  /* no chunk: the stable_id of the row's function */
+  FNT_ENC_KIND_BP    = 5,  /* bit-packed kinds */
+  FNT_ENC_PLAIN_INT  = 6,  /* zigzag varint per row; NULL not representable */
+  FNT_ENC_PLAIN_TEXT = 7   /* length+1 varint (0 = NULL) and bytes per row */
+};
+
+/* A value for the row writer. */
+typedef struct fnt_value {
+  int64_t i;
+  const char *s;        /* text columns: NULL = SQL NULL */
+} fnt_value;
+
+/* Bounds of what a segment holds, for the manifest. */
+typedef struct fnt_seg_bounds {
+  int64_t seq_min, seq_max, t_min, t_max;
+} fnt_seg_bounds;
+
+/* Encodes an events segment.  `ev` is sorted by seq_no; ev[i].function
+** indexes `fns`.  Appends the file's bytes to `out`. */
+int fnt_segment_write_events(const char *repo, const char *commit,
+                             const char *run_id, const fnt_function *fns,
+                             size_t n_fns, const fnt_event *ev, size_t n,
+                             fnt_buf *out, fnt_seg_bounds *bounds);
+
+/* Encodes a segment of `nrows` rows of table `t` (runs or profile), values
+** row-major (nrows * fnt_table_ncol(t)).  Appends the bytes to `out`. */
+int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
+                           fnt_buf *out);
+
+/* ---- reading */
+typedef struct fnt_seg_chunk {
+  uint64_t offset, stored_len, raw_len, checksum;
+  uint8_t codec;
+} fnt_seg_chunk;
+
+typedef struct fnt_seg_col {
+  uint32_t field_id;
+  uint8_t encoding;
+  char *const_value;     /* FNT_ENC_CONST */
+  int chunk_index;       /* index into a row group's chunks, -1 if none */
+} fnt_seg_col;
+
+typedef struct fnt_seg_rg {
+  uint64_t nrows, first_row;
+  int64_t seq_min, seq_max, t_min, t_max;
+  fnt_seg_chunk *chunks;
+} fnt_seg_rg;
+
+typedef struct fnt_segment {
+  char *path;            /* relative, the cache key */
+  char *full_path;       /* for messages */
+  int fd;
+  int refs;
+  uint8_t table;
+  uint64_t nrows;
+  uint32_t ncols, nchunk_cols;
+  fnt_seg_col *cols;
+  uint32_t nthreads;
+  uint64_t *threads;
+  uint32_t nfuncs;
+  fnt_function *funcs;   /* owned strings */
+  uint32_t nrg;
+  fnt_seg_rg *rgs;
+} fnt_segment;
+
+/* Opens a segment (or finds it in the handle's cache) and verifies its
+** footer.  Release with fnt_segment_release(). */
+int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out);
+void fnt_segment_release(fnt_store *st, fnt_segment *seg);
+void fnt_segment_cache_free(fnt_store *st);
+
+/* The segment column of a field id, or NULL (a column this file predates). */
+const fnt_seg_col *fnt_segment_col(const fnt_segment *seg, uint32_t field_id);
+
+/* Reads, verifies and decompresses a column chunk of row group `rg` into
+** `raw` (reused; its len is set to the raw length). */
+int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                           const fnt_seg_col *col, fnt_buf *scratch,
+                           fnt_buf *raw);
+
+/* Decodes an integer chunk (DELTA_BP, *_BP or PLAIN_INT) of n rows into
+** out[0..n).  `limit` bounds dictionary indexes (0 = no bound).  Returns 0,
+** or -1 when the bytes are malformed. */
+int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
+                    uint64_t limit, uint64_t *out);
+
+/* Decodes a PLAIN_TEXT chunk of n rows: each string is copied, with its
+** NUL, into `arena`, and off[i] is its offset there or -1 for NULL. */
+int fnt_decode_texts(const uint8_t *p, size_t len, size_t n, fnt_buf *arena,
+                     int64_t *off);
+
+#endif /* FNT_SEGMENT_H */

@@ -1,0 +1,325 @@
+/*
+** segment_read.c -- reading segment files back.
+**
+** Opening a segment reads only its trailer and footer (checksummed); row
+** groups are read one column chunk at a time, each verified against its
+** checksum before it is decompressed, so a query for one window of a run
+** touches a few kilobytes.  Parsed footers are cached per handle (segments
+** are immutable, so a cached footer is never stale).
+*/
+#include <errno.h>
+#include <string.h>
+
+#include "segment.h"
+
+#define SEG_CACHE_MAX 64
+#define SEG_MAX_RAW   (256u<<20)   /* a chunk larger than this is corrupt */
+
+static const char segMagic[8] = {'F','N','T','S','E','G','0','1'};
+
+static void segmentFree(fnt_segment *s){
+  uint32_t i;
+  if( s==0 ) return;
+  fnt_io_close(s->fd);
+  for(i=0; i<s->ncols; i++) fnt_free(s->cols[i].const_value);
+  for(i=0; i<s->nfuncs; i++){
+    fnt_free((char*)s->funcs[i].symbol);
+    fnt_free((char*)s->funcs[i].stable_id);
+  }
+  for(i=0; i<s->nrg; i++) fnt_free(s->rgs[i].chunks);
+  fnt_free(s->cols);
+  fnt_free(s->threads);
+  fnt_free(s->funcs);
+  fnt_free(s->rgs);
+  fnt_free(s->path);
+  fnt_free(s->full_path);
+  fnt_free(s);
+}
+
+/* Parses a footer already checked against its checksum; every count is
+** still bounded by the bytes left, so a forged footer cannot make us
+** allocate wildly or read past the end. */
+static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
+  uint64_t version, n, i, j;
+  int isnull;
+  uint32_t nchunk = 0;
+#define LEFT ((uint64_t)(r->end - r->p))
+  version = fnt_get_varint(r);
+  if( version==0 || version>FNT_FORMAT_VERSION ) return FNT_E_FORMAT;
+  s->table = fnt_get_u8(r);
+  s->nrows = fnt_get_varint(r);
+  n = fnt_get_varint(r);
+  if( !r->ok || s->table>=FNT_NTABLES || n>LEFT || n>64 ) return FNT_E_CORRUPT;
+  s->ncols = (uint32_t)n;
+  s->cols = fnt_calloc(n+1, sizeof(fnt_seg_col));
+  if( s->cols==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n && r->ok; i++){
+    fnt_seg_col *c = &s->cols[i];
+    c->field_id = (uint32_t)fnt_get_varint(r);
+    c->encoding = fnt_get_u8(r);
+    c->chunk_index = -1;
+    if( c->encoding==FNT_ENC_CONST ){
+      c->const_value = fnt_get_str(r, &isnull);
+      if( !isnull && c->const_value==0 ) return FNT_E_CORRUPT;
+    }else if( c->encoding!=FNT_ENC_FUNC_REF ){
+      if( c->encoding>FNT_ENC_PLAIN_TEXT ) return FNT_E_CORRUPT;
+      c->chunk_index = (int)nchunk++;
+    }
+  }
+  s->nchunk_cols = nchunk;
+  n = fnt_get_varint(r);
+  if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
+  s->nthreads = (uint32_t)n;
+  s->threads = fnt_calloc(n+1, sizeof(uint64_t));
+  if( s->threads==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n; i++) s->threads[i] = fnt_get_varint(r);
+  n = fnt_get_varint(r);
+  if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
+  s->funcs = fnt_calloc(n+1, sizeof(fnt_function));
+  if( s->funcs==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n && r->ok; i++){
+    s->nfuncs = (uint32_t)i+1;
+    s->funcs[i].symbol = fnt_get_str(r, &isnull);
+    if( r->ok && isnull ) return FNT_E_CORRUPT;
+    s->funcs[i].stable_id = fnt_get_str(r, &isnull);
+    s->funcs[i].local = fnt_get_u8(r);
+  }
+  n = fnt_get_varint(r);
+  if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
+  s->rgs = fnt_calloc(n+1, sizeof(fnt_seg_rg));
+  if( s->rgs==0 ) return FNT_E_NOMEM;
+  {
+    uint64_t rows = 0;
+    for(i=0; i<n && r->ok; i++){
+      fnt_seg_rg *g = &s->rgs[i];
+      s->nrg = (uint32_t)i+1;
+      g->first_row = rows;
+      g->nrows = fnt_get_varint(r);
+      g->seq_min = fnt_unzigzag(fnt_get_varint(r));
+      g->seq_max = fnt_unzigzag(fnt_get_varint(r));
+      g->t_min = fnt_unzigzag(fnt_get_varint(r));
+      g->t_max = fnt_unzigzag(fnt_get_varint(r));
+      if( g->nrows==0 || g->nrows>FNT_RG_ROWS*(uint64_t)64 ) return FNT_E_CORRUPT;
+      rows += g->nrows;
+      g->chunks = fnt_calloc(nchunk+1, sizeof(fnt_seg_chunk));
+      if( g->chunks==0 ) return FNT_E_NOMEM;
+      for(j=0; j<nchunk && r->ok; j++){
+        fnt_seg_chunk *c = &g->chunks[j];
+        c->offset = fnt_get_varint(r);
+        c->stored_len = fnt_get_varint(r);
+        c->raw_len = fnt_get_varint(r);
+        c->codec = fnt_get_u8(r);
+        c->checksum = fnt_get_u64le(r);
+        if( c->offset<8 || c->stored_len>fileDataEnd || c->offset>fileDataEnd-c->stored_len
+         || c->raw_len>SEG_MAX_RAW || c->codec>FNT_CODEC_ZSTD ){
+          return FNT_E_CORRUPT;
+        }
+      }
+    }
+    if( r->ok && rows!=s->nrows ) return FNT_E_CORRUPT;
+  }
+  if( !r->ok || r->p!=r->end ) return FNT_E_CORRUPT;
+  return FNT_OK;
+#undef LEFT
+}
+
+static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
+  fnt_segment *s;
+  uint8_t trailer[24], *footer = 0;
+  uint64_t size = 0, flen, fsum;
+  fnt_rd r;
+  int rc;
+
+  *out = 0;
+  s = fnt_calloc(1, sizeof(*s));
+  if( s==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  s->fd = -1;
+  s->refs = 1;
+  s->path = fnt_strdup(path);
+  s->full_path = fnt_path_join(st, path);
+  if( s->path==0 || s->full_path==0 ){ segmentFree(s); return fnt_err(st, FNT_E_NOMEM, "out of memory"); }
+  s->fd = fnt_io_open_read(s->full_path);
+  if( s->fd<0 ){
+    rc = fnt_err(st, errno==ENOENT ? FNT_E_CORRUPT : FNT_E_IO,
+                 "%s: cannot open segment: %s", s->full_path,
+                 errno==ENOENT ? "missing" : strerror(errno));
+    segmentFree(s);
+    return rc;
+  }
+  if( fnt_io_file_size(s->fd, &size) || size<8+24
+   || fnt_io_pread(s->fd, trailer, 24, size-24) ){
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: truncated segment (%llu bytes)",
+                 s->full_path, (unsigned long long)size);
+    segmentFree(s);
+    return rc;
+  }
+  r.p = trailer; r.end = trailer+24; r.ok = 1;
+  flen = fnt_get_u64le(&r);
+  fsum = fnt_get_u64le(&r);
+  if( memcmp(trailer+16, segMagic, 8)!=0 || flen > size-8-24 ){
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a fntrace segment or truncated "
+                 "(bad trailer)", s->full_path);
+    segmentFree(s);
+    return rc;
+  }
+  footer = fnt_malloc((size_t)flen + 1);
+  if( footer==0 ){ segmentFree(s); return fnt_err(st, FNT_E_NOMEM, "out of memory"); }
+  if( fnt_io_pread(s->fd, footer, (size_t)flen, size-24-flen)
+   || fnt_hash(footer, (size_t)flen)!=fsum ){
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: footer checksum mismatch (corrupt "
+                 "or truncated segment)", s->full_path);
+    goto fail;
+  }
+  r.p = footer; r.end = footer+flen; r.ok = 1;
+  rc = parseFooter(s, &r, size-24-flen);
+  if( rc ){
+    rc = fnt_err(st, rc, "%s: %s footer", s->full_path,
+                 rc==FNT_E_FORMAT ? "newer format in" : "malformed");
+    goto fail;
+  }
+  fnt_free(footer);
+  *out = s;
+  return FNT_OK;
+fail:
+  fnt_free(footer);
+  segmentFree(s);
+  return rc;
+}
+
+int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
+  size_t i;
+  int rc;
+  for(i=0; i<st->n_segments; i++){
+    fnt_segment *s = st->segments[i];
+    if( strcmp(s->path, path)==0 ){
+      /* Move to the back: the cache is least-recently-used first. */
+      memmove(&st->segments[i], &st->segments[i+1],
+              (st->n_segments-i-1)*sizeof(*st->segments));
+      st->segments[st->n_segments-1] = s;
+      s->refs++;
+      *out = s;
+      return FNT_OK;
+    }
+  }
+  rc = segmentLoad(st, path, out);
+  if( rc ) return rc;
+  if( st->segments==0 ){
+    st->segments = fnt_calloc(SEG_CACHE_MAX, sizeof(*st->segments));
+    if( st->segments==0 ) return FNT_OK;       /* works uncached */
+  }
+  if( st->n_segments==SEG_CACHE_MAX ){
+    fnt_segment_release(st, st->segments[0]);  /* drop the cache's ref */
+    memmove(&st->segments[0], &st->segments[1],
+            (SEG_CACHE_MAX-1)*sizeof(*st->segments));
+    st->n_segments--;
+  }
+  (*out)->refs++;
+  st->segments[st->n_segments++] = *out;
+  return FNT_OK;
+}
+
+void fnt_segment_release(fnt_store *st, fnt_segment *s){
+  FNT_UNUSED(st);
+  if( s && --s->refs==0 ) segmentFree(s);
+}
+
+void fnt_segment_cache_free(fnt_store *st){
+  size_t i;
+  for(i=0; i<st->n_segments; i++) fnt_segment_release(st, st->segments[i]);
+  fnt_free(st->segments);
+  st->segments = 0;
+  st->n_segments = 0;
+}
+
+const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
+  uint32_t i;
+  for(i=0; i<s->ncols; i++){
+    if( s->cols[i].field_id==field_id ) return &s->cols[i];
+  }
+  return 0;
+}
+
+int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
+                           const fnt_seg_col *col, fnt_buf *scratch,
+                           fnt_buf *raw){
+  const fnt_seg_chunk *c = &s->rgs[rg].chunks[col->chunk_index];
+  scratch->len = 0;
+  raw->len = 0;
+  if( fnt_buf_reserve(scratch, (size_t)c->stored_len)
+   || fnt_buf_reserve(raw, (size_t)c->raw_len + 16) ){
+    return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
+  }
+  if( fnt_io_pread(s->fd, scratch->data, (size_t)c->stored_len, c->offset) ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: cannot read "
+                   "column chunk (truncated?)", s->full_path, rg, col->field_id);
+  }
+  if( fnt_hash(scratch->data, (size_t)c->stored_len)!=c->checksum ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: column chunk "
+                   "checksum mismatch", s->full_path, rg, col->field_id);
+  }
+  if( fnt_block_decompress(c->codec, scratch->data, (size_t)c->stored_len,
+                           raw->data, (size_t)c->raw_len) ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: column chunk "
+                   "does not decompress", s->full_path, rg, col->field_id);
+  }
+  raw->len = (size_t)c->raw_len;
+  /* Zeroed slack lets the bit unpacker read whole words at the end. */
+  memset(raw->data + raw->len, 0, 16);
+  return FNT_OK;
+}
+
+int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
+                    uint64_t limit, uint64_t *out){
+  fnt_rd r;
+  size_t i;
+  r.p = p; r.end = p+len; r.ok = 1;
+  switch( encoding ){
+    case FNT_ENC_PLAIN_INT:
+      for(i=0; i<n; i++) out[i] = fnt_get_varint(&r);
+      return r.ok && r.p==r.end ? 0 : -1;
+    case FNT_ENC_DELTA_BP: {
+      uint64_t first = (uint64_t)fnt_unzigzag(fnt_get_varint(&r));
+      uint64_t minDelta = (uint64_t)fnt_unzigzag(fnt_get_varint(&r));
+      unsigned width = fnt_get_u8(&r);
+      if( !r.ok || width>64 || n==0 ) return -1;
+      if( fnt_bp_size(n-1, width)!=(size_t)(r.end - r.p) ) return -1;
+      fnt_bp_unpack(r.p, out+1, n-1, width);
+      out[0] = first;
+      for(i=1; i<n; i++) out[i] = out[i-1] + out[i] + minDelta;
+      return 0;
+    }
+    case FNT_ENC_THREAD_BP:
+    case FNT_ENC_FUNC_BP:
+    case FNT_ENC_KIND_BP: {
+      unsigned width = fnt_get_u8(&r);
+      if( !r.ok || width>64 ) return -1;
+      if( fnt_bp_size(n, width)!=(size_t)(r.end - r.p) ) return -1;
+      fnt_bp_unpack(r.p, out, n, width);
+      if( limit ){
+        for(i=0; i<n; i++) if( out[i]>=limit ) return -1;
+      }
+      return 0;
+    }
+  }
+  return -1;
+}
+
+int fnt_decode_texts(const uint8_t *p, size_t len, size_t n, fnt_buf *arena,
+                     int64_t *off){
+  fnt_rd r;
+  size_t i;
+  r.p = p; r.end = p+len; r.ok = 1;
+  arena->len = 0;
+  for(i=0; i<n && r.ok; i++){
+    uint64_t sl = fnt_get_varint(&r);
+    if( sl==0 ){ off[i] = -1; continue; }
+    sl--;
+    if( !r.ok || sl>(uint64_t)(r.end - r.p) ) return -1;
+    off[i] = (int64_t)arena->len;
+    fnt_buf_append(arena, r.p, (size_t)sl);
+    fnt_put_u8(arena, 0);
+    r.p += sl;
+  }
+  if( arena->failed ) return -2;
+  return r.ok && r.p==r.end ? 0 : -1;
+}

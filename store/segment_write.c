@@ -1,0 +1,223 @@
+/*
+** segment_write.c -- encoding segment files.
+**
+** An events segment holds one chunk of one run, rows in seq_no order, cut
+** into row groups of FNT_RG_ROWS.  repo, commit and run_id are constant and
+** live once in the footer; threads and functions are dictionaries in the
+** footer, so each row stores small indexes; symbol and stable_id both come
+** from the row's function entry.  seq_no and t_ns are delta-encoded and
+** bit-packed.  Each column chunk is then zstd-compressed when that helps.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "segment.h"
+
+#define FNT_ZSTD_LEVEL 1   /* filing speed first; deltas are already small */
+
+static const char segMagic[8] = {'F','N','T','S','E','G','0','1'};
+
+/* Appends the packed bit-width form of v[0..n): u8 width, packed bytes. */
+static void encodeBitPacked(const uint64_t *v, size_t n, fnt_buf *raw){
+  uint64_t maxv = 0;
+  unsigned width;
+  size_t i, sz;
+  for(i=0; i<n; i++) if( v[i]>maxv ) maxv = v[i];
+  width = fnt_bits_needed(maxv);
+  fnt_put_u8(raw, (uint8_t)width);
+  sz = fnt_bp_size(n, width);
+  if( fnt_buf_reserve(raw, sz+8) ) return;
+  fnt_bp_pack(raw->data + raw->len, v, n, width);
+  raw->len += sz;
+}
+
+/* first value, min delta (both zigzag varints), then bit-packed
+** (delta - min) for rows 1..n-1.  `tmp` has room for n values. */
+static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw){
+  int64_t minDelta = 0;
+  size_t i;
+  fnt_put_varint(raw, fnt_zigzag((int64_t)(n ? v[0] : 0)));
+  for(i=1; i<n; i++){
+    int64_t d = (int64_t)(v[i] - v[i-1]);
+    if( i==1 || d<minDelta ) minDelta = d;
+  }
+  fnt_put_varint(raw, fnt_zigzag(minDelta));
+  for(i=1; i<n; i++){
+    tmp[i-1] = (uint64_t)(int64_t)(v[i] - v[i-1]) - (uint64_t)minDelta;
+  }
+  encodeBitPacked(tmp, n ? n-1 : 0, raw);
+}
+
+/* Writes raw as a column chunk to `file`, and its descriptor to `meta`. */
+static void emitChunk(fnt_buf *file, fnt_buf *meta, const fnt_buf *raw){
+  size_t start = file->len;
+  int codec;
+  if( raw->failed ){ file->failed = 1; return; }
+  codec = fnt_block_compress(raw->data, raw->len, file, FNT_ZSTD_LEVEL);
+  if( codec<0 ){ file->failed = 1; return; }
+  fnt_put_varint(meta, start);
+  fnt_put_varint(meta, file->len - start);
+  fnt_put_varint(meta, raw->len);
+  fnt_put_u8(meta, (uint8_t)codec);
+  fnt_put_u64le(meta, fnt_hash(file->data + start, file->len - start));
+}
+
+/* The footer, then the 24-byte trailer: footer length, footer checksum,
+** magic. */
+static int finishFile(fnt_buf *file, const fnt_buf *footer){
+  uint64_t len = footer->len;
+  if( footer->failed ) file->failed = 1;
+  fnt_buf_append(file, footer->data, footer->len);
+  fnt_put_u64le(file, len);
+  fnt_put_u64le(file, footer->failed ? 0 : fnt_hash(footer->data, footer->len));
+  fnt_buf_append(file, segMagic, 8);
+  return file->failed ? FNT_E_NOMEM : FNT_OK;
+}
+
+static int cmpU64(const void *a, const void *b){
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x<y ? -1 : x>y;
+}
+
+static uint32_t threadIndex(const uint64_t *dict, uint32_t n, uint64_t t){
+  uint32_t lo = 0, hi = n;
+  while( lo<hi ){
+    uint32_t mid = lo + (hi-lo)/2;
+    if( dict[mid]<t ) lo = mid+1; else hi = mid;
+  }
+  return lo;
+}
+
+int fnt_segment_write_events(const char *repo, const char *commit,
+                             const char *run_id, const fnt_function *fns,
+                             size_t n_fns, const fnt_event *ev, size_t n,
+                             fnt_buf *out, fnt_seg_bounds *bounds){
+  fnt_buf footer = {0}, rgmeta = {0}, raw = {0};
+  uint64_t *threads = 0, *cols = 0, *tmp;
+  uint32_t nthreads = 0;
+  size_t i, rg, nrg = (n + FNT_RG_ROWS - 1) / FNT_RG_ROWS;
+  int rc;
+
+  memset(bounds, 0, sizeof(*bounds));
+  /* Thread dictionary: the distinct thread ids, sorted. */
+  threads = fnt_malloc((n ? n : 1) * sizeof(uint64_t));
+  cols = fnt_malloc(6 * FNT_RG_ROWS * sizeof(uint64_t));
+  if( threads==0 || cols==0 ){ rc = FNT_E_NOMEM; goto done; }
+  for(i=0; i<n; i++) threads[i] = ev[i].thread;
+  qsort(threads, n, sizeof(uint64_t), cmpU64);
+  for(i=0; i<n; i++){
+    if( nthreads==0 || threads[nthreads-1]!=threads[i] ) threads[nthreads++] = threads[i];
+  }
+
+  fnt_buf_append(out, segMagic, 8);
+  fnt_put_varint(&footer, FNT_FORMAT_VERSION);
+  fnt_put_u8(&footer, FNT_TABLE_EVENTS);
+  fnt_put_varint(&footer, n);
+  /* Schema: field id, encoding (and the value of a constant). */
+  fnt_put_varint(&footer, 9);
+  fnt_put_varint(&footer, 1); fnt_put_u8(&footer, FNT_ENC_CONST); fnt_put_str(&footer, repo);
+  fnt_put_varint(&footer, 2); fnt_put_u8(&footer, FNT_ENC_CONST); fnt_put_str(&footer, commit);
+  fnt_put_varint(&footer, 3); fnt_put_u8(&footer, FNT_ENC_CONST); fnt_put_str(&footer, run_id);
+  fnt_put_varint(&footer, 4); fnt_put_u8(&footer, FNT_ENC_THREAD_BP);
+  fnt_put_varint(&footer, 5); fnt_put_u8(&footer, FNT_ENC_DELTA_BP);
+  fnt_put_varint(&footer, 6); fnt_put_u8(&footer, FNT_ENC_DELTA_BP);
+  fnt_put_varint(&footer, 7); fnt_put_u8(&footer, FNT_ENC_FUNC_REF);
+  fnt_put_varint(&footer, 8); fnt_put_u8(&footer, FNT_ENC_KIND_BP);
+  fnt_put_varint(&footer, 9); fnt_put_u8(&footer, FNT_ENC_FUNC_BP);
+  /* Dictionaries. */
+  fnt_put_varint(&footer, nthreads);
+  for(i=0; i<nthreads; i++) fnt_put_varint(&footer, threads[i]);
+  fnt_put_varint(&footer, n_fns);
+  for(i=0; i<n_fns; i++){
+    const char *sid = fns[i].stable_id && fns[i].stable_id[0] ? fns[i].stable_id : 0;
+    fnt_put_str(&footer, fns[i].symbol ? fns[i].symbol : "");
+    fnt_put_str(&footer, sid);
+    fnt_put_u8(&footer, fns[i].local ? 1 : 0);
+  }
+  /* Row groups: chunks in schema order of the columns that have one:
+  ** thread, seq_no, t_ns, kind, symbol. */
+  fnt_put_varint(&footer, nrg);
+  tmp = cols + 5*FNT_RG_ROWS;
+  for(rg=0; rg<nrg; rg++){
+    size_t first = rg*FNT_RG_ROWS, m = n-first < FNT_RG_ROWS ? n-first : FNT_RG_ROWS;
+    uint64_t *thr = cols, *seq = cols + FNT_RG_ROWS, *t = cols + 2*FNT_RG_ROWS;
+    uint64_t *kind = cols + 3*FNT_RG_ROWS, *fn = cols + 4*FNT_RG_ROWS;
+    int64_t tmin = INT64_MAX, tmax = 0;
+    for(i=0; i<m; i++){
+      const fnt_event *e = &ev[first+i];
+      thr[i] = threadIndex(threads, nthreads, e->thread);
+      seq[i] = e->seq_no;
+      t[i] = e->t_ns;
+      kind[i] = e->kind;
+      fn[i] = e->function;
+      if( (int64_t)e->t_ns<tmin ) tmin = (int64_t)e->t_ns;
+      if( (int64_t)e->t_ns>tmax ) tmax = (int64_t)e->t_ns;
+    }
+    fnt_put_varint(&footer, m);
+    fnt_put_varint(&footer, fnt_zigzag((int64_t)seq[0]));
+    fnt_put_varint(&footer, fnt_zigzag((int64_t)seq[m-1]));
+    fnt_put_varint(&footer, fnt_zigzag(tmin));
+    fnt_put_varint(&footer, fnt_zigzag(tmax));
+    if( rg==0 ){
+      bounds->seq_min = (int64_t)seq[0];
+      bounds->t_min = tmin;
+      bounds->t_max = tmax;
+    }
+    bounds->seq_max = (int64_t)seq[m-1];
+    if( tmin<bounds->t_min ) bounds->t_min = tmin;
+    if( tmax>bounds->t_max ) bounds->t_max = tmax;
+
+    raw.len = 0; encodeBitPacked(thr, m, &raw);    emitChunk(out, &footer, &raw);
+    raw.len = 0; encodeDelta(seq, m, tmp, &raw);   emitChunk(out, &footer, &raw);
+    raw.len = 0; encodeDelta(t, m, tmp, &raw);     emitChunk(out, &footer, &raw);
+    raw.len = 0; encodeBitPacked(kind, m, &raw);   emitChunk(out, &footer, &raw);
+    raw.len = 0; encodeBitPacked(fn, m, &raw);     emitChunk(out, &footer, &raw);
+  }
+  rc = finishFile(out, &footer);
+done:
+  fnt_buf_free(&footer);
+  fnt_buf_free(&rgmeta);
+  fnt_buf_free(&raw);
+  fnt_free(threads);
+  fnt_free(cols);
+  return rc;
+}
+
+int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
+                           fnt_buf *out){
+  fnt_buf footer = {0}, raw = {0};
+  const fnt_colinfo *info = fnt_table_cols(t);
+  int ncol = fnt_table_ncol(t), c;
+  size_t r;
+  int rc;
+
+  fnt_buf_append(out, segMagic, 8);
+  fnt_put_varint(&footer, FNT_FORMAT_VERSION);
+  fnt_put_u8(&footer, (uint8_t)t);
+  fnt_put_varint(&footer, nrows);
+  fnt_put_varint(&footer, (uint64_t)ncol);
+  for(c=0; c<ncol; c++){
+    fnt_put_varint(&footer, info[c].field_id);
+    fnt_put_u8(&footer, info[c].is_text ? FNT_ENC_PLAIN_TEXT : FNT_ENC_PLAIN_INT);
+  }
+  fnt_put_varint(&footer, 0);    /* no thread dictionary */
+  fnt_put_varint(&footer, 0);    /* no function table */
+  fnt_put_varint(&footer, nrows ? 1 : 0);
+  if( nrows ){
+    fnt_put_varint(&footer, nrows);
+    for(c=0; c<4; c++) fnt_put_varint(&footer, 0);   /* no seq/t bounds */
+    for(c=0; c<ncol; c++){
+      raw.len = 0;
+      for(r=0; r<nrows; r++){
+        const fnt_value *v = &vals[r*(size_t)ncol + (size_t)c];
+        if( info[c].is_text ) fnt_put_str(&raw, v->s);
+        else fnt_put_varint(&raw, fnt_zigzag(v->i));
+      }
+      emitChunk(out, &footer, &raw);
+    }
+  }
+  rc = finishFile(out, &footer);
+  fnt_buf_free(&footer);
+  fnt_buf_free(&raw);
+  return rc;
+}

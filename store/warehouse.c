@@ -1,0 +1,163 @@
+/*
+** warehouse.c -- opening and closing a warehouse, and its folder layout:
+**
+**   DIR/fntrace-warehouse        marker: "fntrace warehouse, format 1"
+**   DIR/catalog/vNNNNNNNNNNNNNNNNNNNN   one file per snapshot, published by link()
+**   DIR/catalog/HEAD             the newest id known (a hint; readers probe past it)
+**   DIR/metadata/NAME.fnman      manifests
+**   DIR/data/TABLE/PART/NAME.fnseg  segments; PART from fnt_partition_dir()
+**   DIR/tmp/                     files being written; never read
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+char *fnt_path_join(const fnt_store *st, const char *rel){
+  size_t a = strlen(st->dir), b = strlen(rel);
+  char *p = fnt_malloc(a + b + 2);
+  if( p==0 ) return 0;
+  memcpy(p, st->dir, a);
+  p[a] = '/';
+  memcpy(p+a+1, rel, b+1);
+  return p;
+}
+
+/* Bytes kept as they are in a folder name; everything else is %XX.  '.' is
+** escaped too, so no name can be "." or ".."; a long value is cut and its
+** hash appended, so a name stays under NAME_MAX. */
+static int keepByte(unsigned char c){
+  return (c>='a' && c<='z') || (c>='A' && c<='Z') || (c>='0' && c<='9')
+      || c=='-' || c=='_';
+}
+
+char *fnt_partition_dir(const char *value){
+  static const char hex[] = "0123456789abcdef";
+  size_t i, n = strlen(value), o = 0;
+  char *out = fnt_malloc(3*n + 2 + 24);
+  if( out==0 ) return 0;
+  out[o++] = 'p';                 /* never empty, never starts with '.' */
+  out[o++] = '=';
+  for(i=0; i<n && o<100; i++){
+    unsigned char c = (unsigned char)value[i];
+    if( keepByte(c) ){
+      out[o++] = (char)c;
+    }else{
+      out[o++] = '%';
+      out[o++] = hex[c>>4];
+      out[o++] = hex[c&15];
+    }
+  }
+  if( i<n ){
+    o += (size_t)snprintf(out+o, 24, "~%016llx",
+                          (unsigned long long)fnt_hash(value, n));
+  }
+  out[o] = 0;
+  return out;
+}
+
+void fnt_random_name(char out[33]){
+  static const char hex[] = "0123456789abcdef";
+  static uint64_t counter;
+  uint8_t r[16];
+  int i;
+  if( getrandom(r, sizeof(r), 0)!=(ssize_t)sizeof(r) ){
+    /* No entropy: time and a counter still make names unique per process;
+    ** the pid keeps processes apart. */
+    struct timespec ts;
+    uint64_t a, b;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    a = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    b = ((uint64_t)getpid() << 32) ^ ++counter;
+    memcpy(r, &a, 8);
+    memcpy(r+8, &b, 8);
+  }
+  for(i=0; i<16; i++){
+    out[2*i] = hex[r[i]>>4];
+    out[2*i+1] = hex[r[i]&15];
+  }
+  out[32] = 0;
+}
+
+int64_t fnt_now_micros(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static const char markerText[] = "fntrace warehouse, format 1\n";
+
+int fnt_open(const char *dir, int flags, fnt_store **out){
+  fnt_store *st;
+  char *marker = 0, *sub = 0;
+  int rc = FNT_OK, exists;
+  static const char *const subdirs[] = {
+    FNT_DIR_CATALOG, FNT_DIR_METADATA, FNT_DIR_DATA, FNT_DIR_TMP
+  };
+  size_t i;
+
+  if( out==0 ) return FNT_E_MISUSE;
+  *out = 0;
+  if( dir==0 || dir[0]==0 ) return FNT_E_MISUSE;
+  st = fnt_calloc(1, sizeof(*st));
+  if( st==0 ) return FNT_E_NOMEM;
+  st->dir = fnt_strdup(dir);
+  if( st->dir==0 ){ fnt_free(st); return FNT_E_NOMEM; }
+  *out = st;
+
+  marker = fnt_path_join(st, FNT_MARKER);
+  if( marker==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  exists = fnt_io_exists(marker);
+  if( exists<0 ){
+    rc = fnt_err(st, FNT_E_IO, "%s: %s", marker, strerror(errno));
+    goto done;
+  }
+  if( !exists ){
+    if( (flags & FNT_OPEN_CREATE)==0 ){
+      rc = fnt_err(st, FNT_E_NOTFOUND, "%s: not a fntrace warehouse (no %s)",
+                   dir, FNT_MARKER);
+      goto done;
+    }
+    if( fnt_io_mkdirs(dir) ){
+      rc = fnt_err(st, FNT_E_IO, "%s: cannot create: %s", dir, strerror(errno));
+      goto done;
+    }
+  }
+  for(i=0; i<sizeof(subdirs)/sizeof(subdirs[0]); i++){
+    sub = fnt_path_join(st, subdirs[i]);
+    if( sub==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+    if( fnt_io_mkdirs(sub) ){
+      rc = fnt_err(st, FNT_E_IO, "%s: cannot create: %s", sub, strerror(errno));
+      goto done;
+    }
+    fnt_free(sub);
+    sub = 0;
+  }
+  if( !exists ){
+    /* Written last: a folder with the marker has every subfolder. */
+    if( fnt_io_write_file(marker, markerText, sizeof(markerText)-1, 0)
+     || fnt_io_fsync_dir(dir) ){
+      rc = fnt_err(st, FNT_E_IO, "%s: cannot write: %s", marker, strerror(errno));
+      goto done;
+    }
+  }
+done:
+  fnt_free(marker);
+  fnt_free(sub);
+  return rc;
+}
+
+void fnt_close(fnt_store *st){
+  if( st==0 ) return;
+  fnt_store_caches_free(st);
+  fnt_free(st->dir);
+  fnt_free(st);
+}
+
+const char *fnt_path(const fnt_store *st){
+  return st ? st->dir : 0;
+}
