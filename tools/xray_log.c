@@ -171,6 +171,10 @@ static int xray_kind(unsigned k){
 
 static int read_basic(reader *r){
   size_t off;
+  /* at most one event a record: reserve once rather than doubling */
+  r->cap_ev = (r->size - HEADER_SIZE)/BASIC_RECORD + 1;
+  r->ev = malloc(r->cap_ev*sizeof(*r->ev));
+  if( !r->ev ) return oom(r);
   for(off=HEADER_SIZE; off<r->size; off+=BASIC_RECORD){
     const unsigned char *q = r->p + off;
     unsigned type;
@@ -447,9 +451,8 @@ int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen){
     fail(&r, 0, "not an XRay log this reader knows (type %u version %d; "
          "basic mode is type 0 version 1-3, FDR type 1 version 1-5)", type, log->version);
   }
+  munmap(map, r.size);   /* the events are copies: the file is done with */
   if( rc==0 ) rc = merge(&r);
-
-  munmap(map, r.size);
   free(r.ev); free(r.blk);
   free(r.tid_key); free(r.tid_val); free(r.thread_tid);
   if( rc!=0 ){
