@@ -131,10 +131,11 @@ static void fntVersionFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   sqlite3_result_text(ctx, fnt_version(), -1, SQLITE_STATIC);
 }
 
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
+/* The only symbol the library exports (CMake builds with hidden
+** visibility). */
 __attribute__((visibility("default")))
+int sqlite3_fntrace_init(sqlite3 *db, char **pzErrMsg,
+                         const sqlite3_api_routines *pApi);
 int sqlite3_fntrace_init(sqlite3 *db, char **pzErrMsg,
                          const sqlite3_api_routines *pApi){
   int rc;

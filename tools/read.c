@@ -1,0 +1,271 @@
+/*
+** read.c -- reading a warehouse back: `fnt ls`, `fnt heat`, `fnt sql`.
+** ls and heat go straight through the store's C API; sql starts the sqlite3
+** shell with the extension loaded and the warehouse open.
+*/
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fnt.h"
+
+static const struct option commonOpts[] = {
+  {"warehouse", required_argument, 0, 'w'},
+  {"top",       required_argument, 0, 'n'},
+  {"help",      no_argument,       0, 'h'},
+  {0, 0, 0, 0}
+};
+
+static void formatTime(int64_t micros, char *out, size_t n){
+  time_t s = (time_t)(micros / 1000000);
+  struct tm tm;
+  gmtime_r(&s, &tm);
+  strftime(out, n, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+typedef struct run_line {
+  char *run_id, *repo, *source, *target;
+  int64_t ts, events, chunks, filed, total_events, duration_ns;
+  int is_profile;
+} run_line;
+
+typedef struct run_list {
+  run_line *v;
+  size_t n, cap;
+} run_list;
+
+static run_line *findOrAdd(run_list *l, const char *runId, int isProfile){
+  size_t i;
+  for(i=0; i<l->n; i++){
+    if( l->v[i].is_profile==isProfile && strcmp(l->v[i].run_id, runId)==0 ) return &l->v[i];
+  }
+  if( l->n==l->cap ){
+    l->cap = l->cap ? l->cap*2 : 64;
+    l->v = realloc(l->v, l->cap*sizeof(run_line));
+    if( l->v==0 ){ fprintf(stderr, "fnt: out of memory\n"); exit(1); }
+  }
+  memset(&l->v[l->n], 0, sizeof(run_line));
+  l->v[l->n].run_id = strdup(runId);
+  l->v[l->n].is_profile = isProfile;
+  l->v[l->n].ts = INT64_MAX;
+  return &l->v[l->n++];
+}
+
+static int cmpNewest(const void *a, const void *b){
+  const run_line *x = a, *y = b;
+  if( x->ts!=y->ts ) return x->ts>y->ts ? -1 : 1;
+  return strcmp(x->run_id, y->run_id);
+}
+
+static char *dupOr(const char *s){ return strdup(s ? s : ""); }
+
+/* Folds one table of the snapshot into `l`. */
+static int collect(fnt_store *st, fnt_snapshot *snap, fnt_table t, run_list *l){
+  fnt_predicate p;
+  fnt_scan *sc;
+  int rc, isProfile = t==FNT_TABLE_PROFILE;
+  fnt_predicate_init(&p);
+  rc = fnt_scan_open(snap, t, &p, &sc);
+  if( rc ) return rc;
+  while( (rc = fnt_scan_next(sc))==1 ){
+    run_line *r = findOrAdd(l, fnt_scan_text(sc, 0, 0), isProfile);
+    int64_t ts = fnt_scan_int(sc, 1);            /* ts_micros is column 1 of both */
+    if( r->repo==0 ){
+      r->repo = dupOr(fnt_scan_text(sc, 2, 0));
+      r->target = dupOr(fnt_scan_text(sc, 4, 0));
+      r->source = isProfile ? strdup("perf") : dupOr(fnt_scan_text(sc, FNT_RUN_SOURCE, 0));
+    }
+    if( ts<r->ts ) r->ts = ts;
+    if( isProfile ){
+      r->events++;                                /* rows = functions */
+      r->total_events = fnt_scan_int(sc, FNT_PROF_SAMPLES);
+      r->duration_ns = fnt_scan_int(sc, FNT_PROF_PROFILE_NS);
+    }else{
+      r->events += fnt_scan_int(sc, FNT_RUN_EVENTS);
+      r->filed++;
+      r->chunks = fnt_scan_int(sc, FNT_RUN_CHUNKS);
+      r->total_events = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
+      r->duration_ns = fnt_scan_int(sc, FNT_RUN_DURATION_NS);
+    }
+  }
+  fnt_scan_close(sc);
+  (void)st;
+  return rc;
+}
+
+int cmd_ls(int argc, char **argv){
+  const char *wh = 0;
+  fnt_store *st;
+  fnt_snapshot *snap;
+  run_list l = {0};
+  size_t i;
+  int c, rc;
+  optind = 1;
+  while( (c = getopt_long(argc, argv, "w:h", commonOpts, 0))!=-1 ){
+    if( c=='w' ){ wh = optarg; continue; }
+    printf("usage: fnt ls [--warehouse DIR]\n\n"
+           "Lists the runs (traces) and profiles of a warehouse, newest first.\n\n"
+           "example:\n  fnt ls --warehouse ./fnt-warehouse\n");
+    return c=='h' ? 0 : 2;
+  }
+  if( optind<argc ){ cli_error("ls", "unexpected argument '%s'", argv[optind]); return 2; }
+  st = cli_open(cli_warehouse(wh));
+  if( st==0 ) return 1;
+  rc = fnt_snapshot_current(st, &snap);
+  if( rc==FNT_OK ){
+    rc = collect(st, snap, FNT_TABLE_RUNS, &l);
+    if( rc==FNT_OK ) rc = collect(st, snap, FNT_TABLE_PROFILE, &l);
+    fnt_snapshot_release(snap);
+  }
+  if( rc ){
+    cli_error("ls", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    fnt_close(st);
+    return 1;
+  }
+  qsort(l.v, l.n, sizeof(run_line), cmpNewest);
+  printf("%-7s %-19s %-28s %-16s %-10s %12s %7s %12s\n", "kind", "filed (UTC)",
+         "run_id", "repo", "source", "events/rows", "chunks", "duration_ms");
+  for(i=0; i<l.n; i++){
+    run_line *r = &l.v[i];
+    char when[32], chunks[32];
+    formatTime(r->ts, when, sizeof(when));
+    if( r->is_profile ) snprintf(chunks, sizeof(chunks), "-");
+    else snprintf(chunks, sizeof(chunks), "%lld/%lld", (long long)r->filed, (long long)r->chunks);
+    printf("%-7s %-19s %-28s %-16s %-10s %12lld %7s %12.3f\n",
+           r->is_profile ? "profile" : "trace", when, r->run_id, r->repo,
+           r->source, (long long)r->events, chunks, (double)r->duration_ns/1e6);
+    free(r->run_id); free(r->repo); free(r->source); free(r->target);
+  }
+  if( l.n==0 ) printf("(no runs yet: file one with fnt import-xray or fnt import-perf)\n");
+  free(l.v);
+  fnt_close(st);
+  return 0;
+}
+
+static int cmpHeat(const void *a, const void *b){
+  const fnt_heat_row *x = a, *y = b;
+  if( x->inclusive_ns!=y->inclusive_ns ) return x->inclusive_ns>y->inclusive_ns ? -1 : 1;
+  return strcmp(x->key, y->key);
+}
+
+int cmd_heat(int argc, char **argv){
+  const char *wh = 0, *run;
+  long top = 20;
+  fnt_store *st;
+  fnt_snapshot *snap;
+  fnt_heat *h = 0;
+  fnt_heat_row *rows;
+  size_t i, n;
+  int c, rc;
+  optind = 1;
+  while( (c = getopt_long(argc, argv, "w:n:h", commonOpts, 0))!=-1 ){
+    if( c=='w' ){ wh = optarg; continue; }
+    if( c=='n' ){
+      char *end;
+      top = strtol(optarg, &end, 10);
+      if( *end || top<=0 ){ cli_error("heat", "--top: expected a positive number, not '%s'", optarg); return 2; }
+      continue;
+    }
+    printf("usage: fnt heat [--warehouse DIR] [--top N] RUN_ID\n\n"
+           "The hottest functions of a run, by inclusive time (SPEC heat:\n"
+           "recursion counted once, self time excludes callees).\n\n"
+           "example:\n  fnt heat --top 10 demo-run\n");
+    return c=='h' ? 0 : 2;
+  }
+  if( optind!=argc-1 ){ cli_error("heat", "expected one RUN_ID (see fnt heat --help)"); return 2; }
+  run = argv[optind];
+  st = cli_open(cli_warehouse(wh));
+  if( st==0 ) return 1;
+  rc = fnt_snapshot_current(st, &snap);
+  if( rc==FNT_OK ){
+    rc = fnt_heat_compute(snap, run, &h);
+    fnt_snapshot_release(snap);
+  }
+  if( rc ){
+    cli_error("heat", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    fnt_close(st);
+    return 1;
+  }
+  n = fnt_heat_count(h);
+  if( n==0 ){
+    cli_error("heat", "no run '%s' in %s (see fnt ls)", run, fnt_path(st));
+    fnt_heat_free(h);
+    fnt_close(st);
+    return 1;
+  }
+  rows = malloc(n*sizeof(*rows));
+  if( rows==0 ){ cli_error("heat", "out of memory"); fnt_heat_free(h); fnt_close(st); return 1; }
+  memcpy(rows, fnt_heat_rows(h), n*sizeof(*rows));
+  qsort(rows, n, sizeof(*rows), cmpHeat);
+  printf("%14s %14s %10s  %s\n", "inclusive_ms", "self_ms", "calls", "function");
+  for(i=0; i<n && i<(size_t)top; i++){
+    printf("%14.3f %14.3f %10lld  %s\n", (double)rows[i].inclusive_ns/1e6,
+           (double)rows[i].self_ns/1e6, (long long)rows[i].calls, rows[i].key);
+  }
+  if( n>(size_t)top ) printf("(%zu more functions: --top N)\n", n-(size_t)top);
+  free(rows);
+  fnt_heat_free(h);
+  fnt_close(st);
+  return 0;
+}
+
+/* The extension beside this executable: build/fnt -> build/fntrace. */
+static int extensionPath(char *out, size_t n){
+  char self[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof(self)-1);
+  char *slash;
+  if( len<=0 ) return -1;
+  self[len] = 0;
+  slash = strrchr(self, '/');
+  if( slash==0 ) return -1;
+  *slash = 0;
+  snprintf(out, n, "%s/fntrace", self);
+  return 0;
+}
+
+int cmd_sql(int argc, char **argv){
+  const char *wh = 0;
+  char ext[PATH_MAX+16], load[PATH_MAX+64], open[PATH_MAX*2];
+  char **args;
+  int c, i, k = 0;
+  const char *p;
+  char *q;
+  optind = 1;
+  while( (c = getopt_long(argc, argv, "+w:h", commonOpts, 0))!=-1 ){
+    if( c=='w' ){ wh = optarg; continue; }
+    printf("usage: fnt sql [--warehouse DIR] [SQL...]\n\n"
+           "Starts the sqlite3 shell with fntrace loaded and the warehouse\n"
+           "open; further arguments go to sqlite3 (SQL to run, options).\n\n"
+           "examples:\n  fnt sql\n"
+           "  fnt sql 'SELECT * FROM fn_trace_run_summary'\n");
+    return c=='h' ? 0 : 2;
+  }
+  if( extensionPath(ext, sizeof(ext)) ){ cli_error("sql", "cannot locate the fntrace extension"); return 1; }
+  snprintf(load, sizeof(load), ".load '%s'", ext);
+  /* fnt_open('...') with quotes doubled. */
+  q = open + snprintf(open, sizeof(open), "SELECT fnt_open('");
+  for(p = cli_warehouse(wh); *p && q < open+sizeof(open)-8; p++){
+    if( *p=='\'' ) *q++ = '\'';
+    *q++ = *p;
+  }
+  strcpy(q, "') IS NULL;");
+  args = calloc((size_t)argc + 12, sizeof(char*));
+  if( args==0 ) return 1;
+  args[k++] = "sqlite3";
+  args[k++] = "-cmd"; args[k++] = load;
+  args[k++] = "-cmd"; args[k++] = ".output /dev/null";
+  args[k++] = "-cmd"; args[k++] = open;
+  args[k++] = "-cmd"; args[k++] = ".output stdout";
+  args[k++] = "-cmd"; args[k++] = ".headers on";
+  args[k++] = ":memory:";
+  for(i=optind; i<argc; i++) args[k++] = argv[i];
+  args[k] = 0;
+  execvp("sqlite3", args);
+  cli_error("sql", "cannot run sqlite3: %s (apt-get install sqlite3)", strerror(errno));
+  free(args);
+  return 1;
+}
