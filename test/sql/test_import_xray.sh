@@ -86,6 +86,8 @@ grep -q "0 filed, $chunks already filed" "$T/again.out" || { cat "$T/again.out";
 
 # --- truncated and corrupted logs: an error with the offset, nothing filed -
 WH2="$T/wh-bad"
+# a warehouse holding one good run, so that "nothing filed" is a real check
+"$FNT" import-xray --warehouse "$WH2" --binary "$T/prog" --run-id good "$FLOG" >/dev/null
 expect_error(){   # LOG PATTERN
   local rc=0
   "$FNT" import-xray --warehouse "$WH2" --binary "$T/prog" --run-id bad "$1" \
@@ -93,10 +95,10 @@ expect_error(){   # LOG PATTERN
   [ "$rc" = 1 ] || fail "$1: exit $rc, want 1"
   grep -Eq "$2" "$T/bad.err" || { cat "$T/bad.err"; fail "$1: no error matching '$2'"; }
   cat "$T/bad.err"
-  if [ -d "$WH2" ]; then
-    [ "$(q "$WH2" <<<"SELECT count(*) FROM fn_trace_events WHERE run_id = 'bad';")" = 0 ] \
-      || fail "$1: something was filed"
-  fi
+  [ "$(q "$WH2" <<<"SELECT count(*) FROM fn_trace_runs WHERE run_id = 'bad';")" = 0 ] \
+    || fail "$1: something was filed"
+  [ "$(q "$WH2" <<<"SELECT count(*) FROM fn_trace_events;")" = "$(wc -l <"$T/$FRUN.events")" ] \
+    || fail "$1: the warehouse changed"
 }
 size=$(stat -c %s "$BLOG")
 head -c $((size - 20)) "$BLOG" >"$T/basic-truncated"
