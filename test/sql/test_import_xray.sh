@@ -77,6 +77,23 @@ got=$(q "$WH" <<<"SELECT DISTINCT json_extract(binaries, '\$[0].build_id') FROM 
 got=$(q "$WH" <<<"SELECT count(*) FROM fn_trace_runs WHERE run_id = '$BRUN' AND duration_ns > 0 AND local_functions = functions AND functions > 0;")
 [ "$got" = "$chunks" ] || fail "run rows of $BRUN: $got of $chunks with duration and local functions"
 
+# --- C++: demangled names as llvm-xray's symbolizer gives them ------------
+if clang++ -O2 -fxray-instrument -fxray-instruction-threshold=1 \
+     -o "$T/prog_cxx" "$FNT_SOURCE/test/xray/prog.cc" 2>"$T/clangxx.err"; then
+  mkdir -p "$T/cxx"
+  XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$T/cxx/" \
+  XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" "$T/prog_cxx" 2>/dev/null
+  CLOG=$(ls "$T"/cxx/prog_cxx.*)
+  "$FNT" import-xray --warehouse "$WH" --run-id cxx --binary "$T/prog_cxx" "$CLOG" >/dev/null
+  llvm-xray convert --symbolize --output-format=yaml --instr_map="$T/prog_cxx" "$CLOG" >"$T/cxx.yaml"
+  events_of "$WH" cxx >"$T/cxx.events"
+  heat_of "$WH" cxx >"$T/cxx.heat"
+  grep -q "ns::Box<long>::get() const" "$T/cxx.events" || fail "C++ names not demangled"
+  /usr/bin/python3 "$CHECK" "$T/cxx.yaml" "$T/cxx.events" "$T/cxx.heat" || fail "C++ run differs"
+else
+  echo "note: clang++ cannot build XRay C++ here, C++ names not checked"
+fi
+
 # --- a re-import files nothing --------------------------------------------
 "$FNT" import-xray --warehouse "$WH" --repo test/xray --commit abc123 \
        --chunk-events 5000 --binary "$T/prog" "$BLOG" >"$T/again.out"
