@@ -3,7 +3,7 @@
 **
 ** Runs are filed with fnt_file_chunk into a warehouse under $FNT_TEST_TMP
 ** and their heat is compared with figures computed by hand, then with a
-** deliberately naive reference implementation over a few hundred random
+** deliberately naive reference implementation over random
 ** runs (random nesting, recursion, tail exits, unmatched exits, threads,
 ** up to six chunks whose function tables differ).
 */
@@ -441,19 +441,19 @@ static int refHeat(RefEv *aEv, int nEv, RefRow *aRow){
 
 /* One random run: files it in 1..6 chunks and compares. */
 static void propertyRun(int iRun){
-  enum { MAXEV = 400 };
+  enum { MAXEV = 2000 };
   static RefEv aEv[MAXEV];
   static RefRow aRow[NUNIVERSE];
   static Want aWant[NUNIVERSE];
   static fnt_event aChunkEv[6][MAXEV];
   static fnt_function aChunkFn[6][NUNIVERSE];
-  uint32_t aDepth[4] = {0, 0, 0, 0};
-  uint32_t aStack[4][REF_MAXDEPTH];
+  uint32_t aDepth[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  static uint32_t aStack[8][REF_MAXDEPTH];
   uint32_t aFnSlot[6][NUNIVERSE];        /* universe index -> chunk's index */
   size_t nChunkEv[6] = {0, 0, 0, 0, 0, 0};
-  int nThread = 1 + (int)rnd(4);
+  int nThread = 1 + (int)rnd(8);
   int nChunk = 1 + (int)rnd(6);
-  int nEv = (int)rnd(MAXEV+1);
+  int nEv = iRun%10==0 ? (int)rnd(8) : (int)rnd(MAXEV+1);
   int64_t t = (int64_t)rnd(1000);
   uint64_t seq = rnd(3);
   char zRun[32], zCase[48];
@@ -490,7 +490,7 @@ static void propertyRun(int iRun){
     seq += 1 + rnd(3);
     aEv[i].seq = seq;
     aEv[i].t = t;
-    aEv[i].thread = th==3 ? 4294967295u : (uint32_t)th * 1000u;
+    aEv[i].thread = th==7 ? 4294967295u : (uint32_t)th * 1000u;
     aEv[i].fn = fn;
     aEv[i].kind = kind;
   }
@@ -568,8 +568,13 @@ static void openFresh(const char *zName){
   }
 }
 
+/* Every filing is a commit with its fsyncs, which a disk can make cost tens
+** of milliseconds: the default is 120 runs, each of up to 2000
+** events on up to 8 threads, rather than hundreds of small ones.  More:
+** `test_heat N` or FNT_HEAT_RUNS=N (best with FNT_TEST_TMP on a tmpfs). */
 int main(int argc, char **argv){
-  int nRun = argc>1 ? atoi(argv[1]) : 300;
+  const char *zRuns = argc>1 ? argv[1] : getenv("FNT_HEAT_RUNS");
+  int nRun = zRuns && zRuns[0] ? atoi(zRuns) : 120;
   int i;
 
   universeInit();
