@@ -443,7 +443,7 @@ static inline int jsonUInt(JsonCtx *x, const char *zName, uint64_t *pv){
 
 /* An integer field: null (when allowed) gives dflt. */
 static int jsonIntField(JsonCtx *x, int64_t *pv, int bNullable, int64_t dflt){
-  uint64_t v;
+  uint64_t v = 0;
   int rc;
   if( x->p<x->e && *x->p=='n' && bNullable ){
     *pv = dflt;
@@ -473,7 +473,7 @@ static int jsonBoolField(JsonCtx *x, int *pv){
       case '0': case '1':
         if( x->e - x->p==1 || !isDigit(x->p[1]) ){
           const unsigned char *s = x->p;
-          uint64_t v;
+          uint64_t v = 0;
           int rc = jsonUInt(x, 0, &v);
           if( rc==SQLITE_OK ){ *pv = (int)v; return rc; }
           x->p = s;
