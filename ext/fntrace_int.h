@@ -43,6 +43,7 @@ char *fntStoreError(const char *zPrefix, fnt_store *pStore, int rc);
 /* Registration, one per file of ext/. */
 int fntRegisterFiling(sqlite3 *db, FntConn *p);  /* filing.c */
 int fntRegisterTables(sqlite3 *db, FntConn *p);  /* tables.c, summary.c */
+int fntRegisterSummary(sqlite3 *db, FntConn *p); /* summary.c, called by tables.c */
 int fntRegisterHeat(sqlite3 *db, FntConn *p);    /* heat.c */
 
 #endif /* FNTRACE_INT_H */

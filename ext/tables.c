@@ -1,0 +1,914 @@
+/*
+** tables.c -- the eponymous virtual tables fn_trace_events, fn_trace_runs
+** and fn_profile (SPEC §3), one module generic over the store's fnt_table,
+** and fnt_last_scan().
+**
+**   SELECT thread, seq_no, t_ns, stable_id, kind, symbol FROM fn_trace_events
+**    WHERE run_id = :run AND t_ns BETWEEN :from AND :to AND seq_no > :after
+**    ORDER BY seq_no LIMIT :limit;
+**   SELECT fnt_last_scan();   -- what that scan read: {"files_opened":1,...}
+**
+** Schemas come from the store (fnt_table_ncol, fnt_column_name,
+** fnt_column_is_text), in SPEC order, e.g.
+**   CREATE TABLE x("repo" TEXT NOT NULL, "commit" TEXT, "run_id" TEXT NOT
+**     NULL, "thread" INTEGER, "seq_no" INTEGER, "t_ns" INTEGER,
+**     "stable_id" TEXT, "kind" TEXT, "symbol" TEXT NOT NULL)
+**
+** The tables are read-only (filing goes through fnt_file_chunk() and
+** fnt_file_profile(), which commit whole chunks atomically).  Every cursor
+** pins the connection's shared snapshot (fntConnPin), so one statement reads
+** one snapshot however many cursors it opens.  Constraints the store can
+** apply are pushed into fnt_predicate: see the plan comment above
+** fntBestIndex().
+*/
+#include <assert.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fntrace_int.h"
+
+/* The columns a plan can constrain, whatever table they are in. */
+enum {
+  FNT_F_RUN_ID, FNT_F_REPO, FNT_F_T_NS, FNT_F_SEQ_NO, FNT_F_THREAD,
+  FNT_F_KIND, FNT_F_STABLE_ID, FNT_F_CHUNK, FNT_NFIELD
+};
+static const char *const azField[FNT_NFIELD] = {
+  "run_id", "repo", "t_ns", "seq_no", "thread", "kind", "stable_id", "chunk"
+};
+/* Which tables the store filters by each field (fnt_predicate's comments):
+** bit t set for fnt_table t. */
+static const unsigned aFieldTables[FNT_NFIELD] = {
+  7, 7, 1, 1, 1, 1, 1|4, 2
+};
+
+/* Per connection: shared by the three modules and fnt_last_scan(); freed
+** when the last of them is destroyed. */
+typedef struct FntTables FntTables;
+typedef struct FntModAux { FntTables *pT; fnt_table eTab; } FntModAux;
+struct FntTables {
+  FntConn *pConn;
+  int nRef;
+  FntModAux aAux[3];
+  int bLastScan;                 /* lastScan holds a closed events scan */
+  fnt_scan_stats lastScan;
+};
+
+typedef struct FntVtab {
+  sqlite3_vtab base;
+  FntTables *pT;
+  fnt_table eTab;
+  int nCol;
+  int aCol[FNT_NFIELD];          /* column of each field, -1 if none here */
+} FntVtab;
+
+typedef struct FntCursor {
+  sqlite3_vtab_cursor base;
+  int bPinned;                   /* holds one fntConnPin() */
+  fnt_snapshot *pSnap;
+  fnt_scan *pScan;               /* NULL: no rows (empty plan) */
+  int bEof;
+  sqlite3_int64 iRowid;
+} FntCursor;
+
+static const char *fntFiler(fnt_table eTab){
+  switch( eTab ){
+    case FNT_TABLE_EVENTS:  return "file events with fnt_file_chunk()";
+    case FNT_TABLE_RUNS:    return "file run chunks with fnt_file_chunk()";
+    default:                return "file profiles with fnt_file_profile()";
+  }
+}
+
+static void fntTablesUnref(FntTables *pT){
+  if( pT && --pT->nRef==0 ) sqlite3_free(pT);
+}
+static void fntModAuxFree(void *p){ fntTablesUnref(((FntModAux*)p)->pT); }
+static void fntTablesFree(void *p){ fntTablesUnref((FntTables*)p); }
+
+/* ---------------------------------------------------------------------- */
+
+static int fntConnect(sqlite3 *db, void *pAux, int argc,
+                      const char *const *argv, sqlite3_vtab **ppVtab,
+                      char **pzErr){
+  FntModAux *pA = (FntModAux*)pAux;
+  FntVtab *pTab;
+  sqlite3_str *pSql;
+  char *zSql;
+  int i, f, rc;
+  int nCol = fnt_table_ncol(pA->eTab);
+  (void)argc; (void)argv;
+
+  /* Only repo, run_id and symbol are NOT NULL in SPEC §3; the declared
+  ** types give SQLite the affinities that the differential test checks. */
+  pSql = sqlite3_str_new(db);
+  sqlite3_str_appendall(pSql, "CREATE TABLE x(");
+  for(i=0; i<nCol; i++){
+    const char *zCol = fnt_column_name(pA->eTab, i);
+    sqlite3_str_appendf(pSql, "%s\"%w\" %s%s", i ? ", " : "", zCol,
+        fnt_column_is_text(pA->eTab, i) ? "TEXT" : "INTEGER",
+        (strcmp(zCol,"repo")==0 || strcmp(zCol,"run_id")==0
+          || strcmp(zCol,"symbol")==0) ? " NOT NULL" : "");
+  }
+  sqlite3_str_appendall(pSql, ")");
+  zSql = sqlite3_str_finish(pSql);
+  if( zSql==0 ) return SQLITE_NOMEM;
+  rc = sqlite3_declare_vtab(db, zSql);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s: %s", fnt_table_name(pA->eTab),
+                             sqlite3_errmsg(db));
+    return rc;
+  }
+  pTab = sqlite3_malloc(sizeof(*pTab));
+  if( pTab==0 ) return SQLITE_NOMEM;
+  memset(pTab, 0, sizeof(*pTab));
+  pTab->pT = pA->pT;
+  pTab->eTab = pA->eTab;
+  pTab->nCol = nCol;
+  for(f=0; f<FNT_NFIELD; f++){
+    pTab->aCol[f] = -1;
+    if( (aFieldTables[f] & (1u<<pA->eTab))==0 ) continue;
+    for(i=0; i<nCol; i++){
+      if( strcmp(fnt_column_name(pA->eTab, i), azField[f])==0 ){
+        pTab->aCol[f] = i;
+      }
+    }
+  }
+  *ppVtab = &pTab->base;
+  return SQLITE_OK;
+}
+
+static int fntDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+/*
+** The plan.  xBestIndex describes it to xFilter in two parts:
+**
+** idxStr: space-separated tokens, one per value in argv, in argv order:
+**   "<field><op>"  argv[i] is the right-hand side of one constraint,
+**                  <field> one of azField, <op> one of = < <= > >= or =IN
+**                  ("=IN": an IN list received whole, sqlite3_vtab_in());
+**   "limit"        argv[i] is the LIMIT;
+**   "offset"       argv[i] is the OFFSET;
+** then tokens that take no value:
+**   "order"        ORDER BY seq_no consumed (one run, in seq_no order);
+**   "cols=<hex>"   colUsed, the columns to decode (always last).
+** Several constraints on one field fold into one store predicate (ranges
+** intersect, = values must agree, IN lists intersect).
+**
+** idxNum: bit flags, the same facts in a form cheaper to test:
+**   FNT_IDX_FIELD(f)   a constraint on field f (bits 0..7)
+**   FNT_IDX_ORDERED    ORDER BY seq_no consumed: fnt_predicate.ordered
+**   FNT_IDX_LIMIT      LIMIT in argv: passed (plus OFFSET) as .limit
+**   FNT_IDX_OFFSET     OFFSET in argv
+**   FNT_IDX_OMIT_OFFSET  OFFSET omitted: the cursor skips the OFFSET rows
+**                      itself (only when every constraint is omitted too,
+**                      else SQLite would filter after the skip)
+**
+** Exactness.  Values reach xFilter untyped, so each is compared as SQLite
+** compares it with a column of the declared type:
+**   INTEGER columns (t_ns, seq_no, thread, chunk): numeric affinity is
+**   applied to the value (sqlite3_value_numeric_type), then a REAL bounds
+**   the integers exactly (col > 2.5 is col >= 3), NULL matches nothing and
+**   a non-numeric TEXT or BLOB sorts above every integer.  Exact, so these
+**   constraints are omitted (SQLite does not re-check them).
+**   TEXT columns (run_id, repo, kind, stable_id): a TEXT value matches
+**   itself (BINARY collation only: another collation is not pushed), NULL
+**   and BLOB match nothing.  An INTEGER or REAL is not pushed: it equals
+**   '7' when the right-hand side has no affinity (a literal, a parameter)
+**   but also '07' when it has a numeric one (a join on an INTEGER column),
+**   and only SQLite knows which; the scan then leaves that column open and
+**   drops the store LIMIT.  Omitted only when sqlite3_vtab_rhs_value()
+**   shows a TEXT or NULL literal; otherwise SQLite re-checks the rows.
+**   (One inexact corner remains: ORDER BY seq_no consumed for a run_id
+**   compared with a numeric expression that two run_ids equal, '7' and
+**   '07', yields each run in order but the two runs one after the other.)
+** LIMIT is consumed only when every constraint offered is consumed and the
+** ORDER BY (if any) is too, so that the store's first rows are SQLite's.
+*/
+#define FNT_IDX_FIELD(f)     (1<<(f))
+#define FNT_IDX_ORDERED      0x100
+#define FNT_IDX_LIMIT        0x200
+#define FNT_IDX_OFFSET       0x400
+#define FNT_IDX_OMIT_OFFSET  0x800
+
+static int fntIsIntField(int f){
+  return f==FNT_F_T_NS || f==FNT_F_SEQ_NO || f==FNT_F_THREAD
+      || f==FNT_F_CHUNK;
+}
+static int fntIsRangeField(int f){ return f==FNT_F_T_NS || f==FNT_F_SEQ_NO; }
+
+static const char *fntOpName(int op){
+  switch( op ){
+    case SQLITE_INDEX_CONSTRAINT_EQ: return "=";
+    case SQLITE_INDEX_CONSTRAINT_LT: return "<";
+    case SQLITE_INDEX_CONSTRAINT_LE: return "<=";
+    case SQLITE_INDEX_CONSTRAINT_GT: return ">";
+    case SQLITE_INDEX_CONSTRAINT_GE: return ">=";
+    default: return 0;
+  }
+}
+
+static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
+  FntVtab *pTab = (FntVtab*)pVtab;
+  sqlite3_str *pStr = sqlite3_str_new(0);
+  int idxNum = 0;
+  int nArg = 0;
+  int nOffered = 0, nUsed = 0, nKept = 0;  /* constraints: offered, used,
+                                           ** used but left to SQLite */
+  int iLimit = -1, iOffset = -1;
+  int bOneRun = 0;
+  int nRunIn = 0;
+  double nRow;
+  int i, f;
+  char *z;
+
+  switch( pTab->eTab ){
+    case FNT_TABLE_EVENTS: nRow = 1e8; break;
+    case FNT_TABLE_RUNS:   nRow = 1e4; break;
+    default:               nRow = 1e5; break;
+  }
+
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    const char *zOp = fntOpName(pC->op);
+    int bIn = 0, bOmit = 1;
+    if( pC->op==SQLITE_INDEX_CONSTRAINT_LIMIT ){
+      if( pC->usable ) iLimit = i;
+      continue;
+    }
+    if( pC->op==SQLITE_INDEX_CONSTRAINT_OFFSET ){
+      if( pC->usable ) iOffset = i;
+      continue;
+    }
+    nOffered++;
+    if( !pC->usable || zOp==0 ) continue;
+    for(f=0; f<FNT_NFIELD; f++){
+      if( pTab->aCol[f]==pC->iColumn && pC->iColumn>=0 ) break;
+    }
+    if( f==FNT_NFIELD ) continue;
+    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ && !fntIsRangeField(f) ) continue;
+    if( !fntIsIntField(f) ){
+      sqlite3_value *pRhs = 0;
+      const char *zColl = sqlite3_vtab_collation(pInfo, i);
+      if( zColl && sqlite3_stricmp(zColl, "BINARY")!=0 ) continue;
+      if( (f==FNT_F_RUN_ID || f==FNT_F_REPO) && sqlite3_vtab_in(pInfo, i, -1) ){
+        sqlite3_vtab_in(pInfo, i, 1);
+        bIn = 1;
+      }
+      bOmit = 0;
+      if( !bIn && sqlite3_vtab_rhs_value(pInfo, i, &pRhs)==SQLITE_OK ){
+        int t = sqlite3_value_type(pRhs);
+        bOmit = (t==SQLITE_TEXT || t==SQLITE_NULL);
+      }
+    }
+    /* An IN list on an INTEGER column is left to SQLite's one-value-at-a-
+    ** time processing: each xFilter then sees a plain "=". */
+    pInfo->aConstraintUsage[i].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[i].omit = (unsigned char)bOmit;
+    nUsed++;
+    if( !bOmit ) nKept++;
+    idxNum |= FNT_IDX_FIELD(f);
+    sqlite3_str_appendf(pStr, "%s%s%s%s", nArg>1 ? " " : "", azField[f], zOp,
+                        bIn ? "IN" : "");
+    if( f==FNT_F_RUN_ID ){
+      if( bIn ) nRunIn++; else bOneRun = 1;
+    }
+    switch( f ){
+      case FNT_F_RUN_ID:     /* one run: its events, chunks or functions */
+        if( !bIn ) nRow /= (pTab->eTab==FNT_TABLE_RUNS ? 2500 : 100);
+        break;
+      case FNT_F_REPO:      nRow /= 10; break;
+      case FNT_F_T_NS:
+      case FNT_F_SEQ_NO:    nRow /= (pC->op==SQLITE_INDEX_CONSTRAINT_EQ ? 1e6 : 30);
+                            break;
+      case FNT_F_THREAD:    nRow /= 4; break;
+      case FNT_F_KIND:      nRow /= 2; break;
+      case FNT_F_STABLE_ID: nRow /= 1000; break;
+      case FNT_F_CHUNK:     nRow /= 10; break;
+    }
+  }
+  if( nRunIn && !bOneRun ){
+    /* an IN list of runs: say ten of them */
+    nRow /= (pTab->eTab==FNT_TABLE_RUNS ? 250 : 10);
+  }
+
+  /* ORDER BY seq_no: the store orders one run's events. */
+  if( pTab->eTab==FNT_TABLE_EVENTS && bOneRun && pInfo->nOrderBy==1
+   && pInfo->aOrderBy[0].iColumn==pTab->aCol[FNT_F_SEQ_NO]
+   && !pInfo->aOrderBy[0].desc ){
+    pInfo->orderByConsumed = 1;
+    idxNum |= FNT_IDX_ORDERED;
+  }
+
+  /* LIMIT/OFFSET: only when the store's rows are exactly SQLite's rows. */
+  if( iLimit>=0 && nUsed==nOffered
+   && (pInfo->nOrderBy==0 || pInfo->orderByConsumed) ){
+    sqlite3_value *pVal = 0;
+    pInfo->aConstraintUsage[iLimit].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[iLimit].omit = 1;
+    idxNum |= FNT_IDX_LIMIT;
+    sqlite3_str_appendf(pStr, "%slimit", nArg>1 ? " " : "");
+    if( sqlite3_vtab_rhs_value(pInfo, iLimit, &pVal)==SQLITE_OK
+     && sqlite3_value_type(pVal)==SQLITE_INTEGER
+     && sqlite3_value_int64(pVal)>=0 && sqlite3_value_int64(pVal)<nRow ){
+      nRow = (double)sqlite3_value_int64(pVal);
+    }
+    if( iOffset>=0 ){
+      pInfo->aConstraintUsage[iOffset].argvIndex = ++nArg;
+      idxNum |= FNT_IDX_OFFSET;
+      sqlite3_str_appendall(pStr, " offset");
+      if( nKept==0 ){
+        pInfo->aConstraintUsage[iOffset].omit = 1;
+        idxNum |= FNT_IDX_OMIT_OFFSET;
+      }
+    }
+  }
+  if( idxNum & FNT_IDX_ORDERED ) sqlite3_str_appendf(pStr, "%sorder",
+                                                     nArg ? " " : "");
+  sqlite3_str_appendf(pStr, "%scols=%llx",
+                      (nArg || (idxNum & FNT_IDX_ORDERED)) ? " " : "",
+                      (unsigned long long)pInfo->colUsed);
+  z = sqlite3_str_finish(pStr);
+  if( z==0 ) return SQLITE_NOMEM;
+  if( nRow < 1 ) nRow = 1;
+  pInfo->idxNum = idxNum;
+  pInfo->idxStr = z;
+  pInfo->needToFreeIdxStr = 1;
+  pInfo->estimatedRows = (sqlite3_int64)nRow;
+  /* A few row groups are opened whatever the rows: a fixed start-up cost. */
+  pInfo->estimatedCost = 100.0 + nRow;
+  return SQLITE_OK;
+}
+
+/* ----------------------------------------------------------------------
+** Folding constraint values into a predicate (see "Exactness" above).
+*/
+typedef struct FntTextSet {
+  int bSet;                      /* constrained: az[] is the allowed set */
+  int n;
+  char **az;                     /* sqlite3_malloc'd strings */
+} FntTextSet;
+
+typedef struct FntFold {
+  int bEmpty;                    /* no row can match */
+  int bOpen;                     /* a constraint was left to SQLite alone */
+  FntTextSet aText[FNT_NFIELD];  /* used for run_id, repo, kind, stable_id */
+  sqlite3_int64 aLo[FNT_NFIELD], aHi[FNT_NFIELD];  /* INTEGER fields */
+  sqlite3_int64 nLimit;          /* < 0: none */
+  sqlite3_int64 nOffset;
+} FntFold;
+
+static void fntFoldInit(FntFold *p){
+  int f;
+  memset(p, 0, sizeof(*p));
+  for(f=0; f<FNT_NFIELD; f++){
+    p->aLo[f] = INT64_MIN;
+    p->aHi[f] = INT64_MAX;
+  }
+  p->nLimit = -1;
+}
+
+static void fntTextSetClear(FntTextSet *s){
+  int i;
+  for(i=0; i<s->n; i++) sqlite3_free(s->az[i]);
+  sqlite3_free(s->az);
+  memset(s, 0, sizeof(*s));
+}
+
+static void fntFoldClear(FntFold *p){
+  int f;
+  for(f=0; f<FNT_NFIELD; f++) fntTextSetClear(&p->aText[f]);
+}
+
+static int fntCmpStr(const void *a, const void *b){
+  return strcmp(*(char*const*)a, *(char*const*)b);
+}
+
+/* Sorts and dedups s (so that the store reads no run twice). */
+static void fntTextSetNormalize(FntTextSet *s){
+  int i, j;
+  if( s->n<2 ) return;
+  qsort(s->az, (size_t)s->n, sizeof(char*), fntCmpStr);
+  for(i=1, j=1; i<s->n; i++){
+    if( strcmp(s->az[i], s->az[j-1])==0 ){
+      sqlite3_free(s->az[i]);
+    }else{
+      s->az[j++] = s->az[i];
+    }
+  }
+  s->n = j;
+}
+
+/* Intersects *pDst (when set) with pNew (normalized); pNew is consumed. */
+static void fntTextSetMerge(FntTextSet *pDst, FntTextSet *pNew){
+  int i, j;
+  fntTextSetNormalize(pNew);
+  if( !pDst->bSet ){
+    *pDst = *pNew;
+    pDst->bSet = 1;
+    memset(pNew, 0, sizeof(*pNew));
+    return;
+  }
+  for(i=0, j=0; i<pDst->n; i++){
+    if( bsearch(&pDst->az[i], pNew->az, (size_t)pNew->n, sizeof(char*),
+                fntCmpStr) ){
+      pDst->az[j++] = pDst->az[i];
+    }else{
+      sqlite3_free(pDst->az[i]);
+    }
+  }
+  pDst->n = j;
+  fntTextSetClear(pNew);
+}
+
+/* Appends to s the stored string that a TEXT value pVal equals.  Sets
+** *pbOpen when pVal is an INTEGER or REAL, which narrows nothing here: what
+** it equals depends on the affinity of the expression it came from, which
+** only SQLite knows (see "Exactness").  NULL and BLOB equal no text.
+** SQLITE_NOMEM or SQLITE_OK. */
+static int fntTextSetAdd(FntTextSet *s, sqlite3_value *pVal, int *pbOpen){
+  int t = sqlite3_value_type(pVal);
+  const unsigned char *z;
+  char *zCopy;
+  int n;
+  if( t==SQLITE_INTEGER || t==SQLITE_FLOAT ){
+    *pbOpen = 1;
+    return SQLITE_OK;
+  }
+  if( t!=SQLITE_TEXT ) return SQLITE_OK;      /* no match */
+  z = sqlite3_value_text(pVal);
+  n = sqlite3_value_bytes(pVal);
+  if( z==0 ) return SQLITE_NOMEM;
+  /* A value with an embedded NUL equals no NUL-terminated stored string. */
+  if( (int)strlen((const char*)z)!=n ) return SQLITE_OK;
+  zCopy = sqlite3_mprintf("%s", z);
+  if( zCopy==0 ) return SQLITE_NOMEM;
+  if( (s->n & (s->n-1))==0 ){
+    char **aNew = sqlite3_realloc64(s->az, sizeof(char*)*(s->n ? 2*s->n : 1));
+    if( aNew==0 ){
+      sqlite3_free(zCopy);
+      return SQLITE_NOMEM;
+    }
+    s->az = aNew;
+  }
+  s->az[s->n++] = zCopy;
+  return SQLITE_OK;
+}
+
+/* Folds "col <op> pVal" for an INTEGER column into [*pLo, *pHi], exactly as
+** SQLite compares: see "Exactness".  SQLITE_OK or SQLITE_NOMEM. */
+static int fntFoldInt(sqlite3_value *pVal, int op,
+                      sqlite3_int64 *pLo, sqlite3_int64 *pHi){
+  sqlite3_value *pDup = 0;
+  sqlite3_int64 lo = INT64_MIN, hi = INT64_MAX;
+  int bNone = 0;                   /* no integer satisfies it */
+  int t = sqlite3_value_type(pVal);
+  if( t==SQLITE_TEXT ){
+    /* Numeric affinity is applied to a copy: the caller's register keeps
+    ** its text for SQLite's own use. */
+    pDup = sqlite3_value_dup(pVal);
+    if( pDup==0 ) return SQLITE_NOMEM;
+    pVal = pDup;
+    t = sqlite3_value_numeric_type(pVal);
+  }
+  if( t==SQLITE_NULL ){
+    bNone = 1;
+  }else if( t==SQLITE_INTEGER ){
+    sqlite3_int64 v = sqlite3_value_int64(pVal);
+    switch( op ){
+      case SQLITE_INDEX_CONSTRAINT_EQ: lo = hi = v; break;
+      case SQLITE_INDEX_CONSTRAINT_GE: lo = v; break;
+      case SQLITE_INDEX_CONSTRAINT_LE: hi = v; break;
+      case SQLITE_INDEX_CONSTRAINT_GT:
+        if( v==INT64_MAX ) bNone = 1; else lo = v+1;
+        break;
+      case SQLITE_INDEX_CONSTRAINT_LT:
+        if( v==INT64_MIN ) bNone = 1; else hi = v-1;
+        break;
+    }
+  }else if( t==SQLITE_FLOAT ){
+    /* SQLite compares an integer with a real exactly (not through double),
+    ** so the bounds are the integers on the right side of r. */
+    double r = sqlite3_value_double(pVal);
+    const double two63 = 9223372036854775808.0;
+    double fl = floor(r), ce = ceil(r);
+    int bHigh = !(r < two63);          /* above every int64 */
+    int bLow = r < -two63;             /* below every int64 */
+    switch( op ){
+      case SQLITE_INDEX_CONSTRAINT_EQ:
+        if( bHigh || bLow || fl!=r ) bNone = 1;
+        else lo = hi = (sqlite3_int64)r;
+        break;
+      case SQLITE_INDEX_CONSTRAINT_GE:          /* col >= ceil(r) */
+        if( bHigh ) bNone = 1;
+        else if( !bLow ) lo = (sqlite3_int64)ce;
+        break;
+      case SQLITE_INDEX_CONSTRAINT_GT:          /* col >= floor(r)+1 */
+        if( bHigh ) bNone = 1;
+        else if( !bLow ){
+          sqlite3_int64 v = (sqlite3_int64)fl;
+          if( v==INT64_MAX ) bNone = 1; else lo = v+1;
+        }
+        break;
+      case SQLITE_INDEX_CONSTRAINT_LE:          /* col <= floor(r) */
+        if( bLow ) bNone = 1;
+        else if( !bHigh ) hi = (sqlite3_int64)fl;
+        break;
+      case SQLITE_INDEX_CONSTRAINT_LT:          /* col <= ceil(r)-1 */
+        if( bLow ) bNone = 1;
+        else if( !bHigh ){
+          sqlite3_int64 v = (sqlite3_int64)ce;
+          if( v==INT64_MIN ) bNone = 1; else hi = v-1;
+        }
+        break;
+    }
+  }else{
+    /* TEXT that is not a number, or a BLOB: above every integer. */
+    if( op!=SQLITE_INDEX_CONSTRAINT_LT && op!=SQLITE_INDEX_CONSTRAINT_LE ){
+      bNone = 1;
+    }
+  }
+  sqlite3_value_free(pDup);
+  if( bNone ){
+    *pLo = 1; *pHi = 0;
+  }else{
+    if( lo>*pLo ) *pLo = lo;
+    if( hi<*pHi ) *pHi = hi;
+  }
+  return SQLITE_OK;
+}
+
+/* Parses one idxStr token ("t_ns>=") into field and op.  0 on success. */
+static int fntParseToken(const char *z, int n, int *pF, int *pOp, int *pbIn){
+  static const struct { const char *z; int op; int bIn; } aOp[] = {
+    { "=IN", SQLITE_INDEX_CONSTRAINT_EQ, 1 },
+    { "=",   SQLITE_INDEX_CONSTRAINT_EQ, 0 },
+    { "<=",  SQLITE_INDEX_CONSTRAINT_LE, 0 },
+    { "<",   SQLITE_INDEX_CONSTRAINT_LT, 0 },
+    { ">=",  SQLITE_INDEX_CONSTRAINT_GE, 0 },
+    { ">",   SQLITE_INDEX_CONSTRAINT_GT, 0 },
+  };
+  int f;
+  size_t k;
+  for(f=0; f<FNT_NFIELD; f++){
+    int nF = (int)strlen(azField[f]);
+    if( n<=nF || memcmp(z, azField[f], (size_t)nF)!=0 ) continue;
+    for(k=0; k<sizeof(aOp)/sizeof(aOp[0]); k++){
+      if( (int)strlen(aOp[k].z)==n-nF && memcmp(z+nF, aOp[k].z, (size_t)(n-nF))==0 ){
+        *pF = f; *pOp = aOp[k].op; *pbIn = aOp[k].bIn;
+        return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+/* Folds argv into p, walking idxStr (plan comment).  *pColumns gets the
+** cols= mask.  SQLITE_OK, SQLITE_NOMEM, or SQLITE_ERROR for a plan this
+** code did not write. */
+static int fntFoldArgs(FntFold *p, const char *zPlan, int argc,
+                       sqlite3_value **argv, sqlite3_uint64 *pColumns){
+  int iArg = 0;
+  const char *z = zPlan ? zPlan : "";
+  *pColumns = ~(sqlite3_uint64)0;
+  while( *z ){
+    int n = 0, f, op, bIn, rc = SQLITE_OK;
+    while( z[n] && z[n]!=' ' ) n++;
+    if( n==5 && memcmp(z, "limit", 5)==0 ){
+      if( iArg>=argc ) return SQLITE_ERROR;
+      p->nLimit = sqlite3_value_int64(argv[iArg++]);
+    }else if( n==6 && memcmp(z, "offset", 6)==0 ){
+      if( iArg>=argc ) return SQLITE_ERROR;
+      p->nOffset = sqlite3_value_int64(argv[iArg++]);
+      if( p->nOffset<0 ) p->nOffset = 0;
+    }else if( n==5 && memcmp(z, "order", 5)==0 ){
+      /* idxNum carries it */
+    }else if( n>5 && memcmp(z, "cols=", 5)==0 ){
+      *pColumns = strtoull(z+5, 0, 16);
+    }else if( fntParseToken(z, n, &f, &op, &bIn)==0 ){
+      sqlite3_value *pVal;
+      if( iArg>=argc ) return SQLITE_ERROR;
+      pVal = argv[iArg++];
+      if( fntIsIntField(f) ){
+        rc = fntFoldInt(pVal, op, &p->aLo[f], &p->aHi[f]);
+        if( rc!=SQLITE_OK ) return rc;
+      }else{
+        FntTextSet s;
+        int bOpen = 0;
+        memset(&s, 0, sizeof(s));
+        if( bIn ){
+          sqlite3_value *pX = 0;
+          int rc2;
+          for(rc2=sqlite3_vtab_in_first(pVal, &pX);
+              rc2==SQLITE_OK && pX && rc==SQLITE_OK;
+              rc2=sqlite3_vtab_in_next(pVal, &pX)){
+            rc = fntTextSetAdd(&s, pX, &bOpen);
+          }
+          if( rc==SQLITE_OK && rc2!=SQLITE_DONE && rc2!=SQLITE_OK ) rc = rc2;
+        }else{
+          rc = fntTextSetAdd(&s, pVal, &bOpen);
+        }
+        if( rc!=SQLITE_OK ){
+          fntTextSetClear(&s);
+          return rc;
+        }
+        if( bOpen ){
+          /* Not pushed: SQLite re-checks it (omit=0), so no store LIMIT. */
+          fntTextSetClear(&s);
+          p->bOpen = 1;
+        }else{
+          fntTextSetMerge(&p->aText[f], &s);
+        }
+      }
+    }else{
+      return SQLITE_ERROR;
+    }
+    z += n;
+    while( *z==' ' ) z++;
+  }
+  return iArg==argc ? SQLITE_OK : SQLITE_ERROR;
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int fntOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCur){
+  FntCursor *pCur = sqlite3_malloc(sizeof(*pCur));
+  (void)pVtab;
+  if( pCur==0 ) return SQLITE_NOMEM;
+  memset(pCur, 0, sizeof(*pCur));
+  pCur->bEof = 1;
+  *ppCur = &pCur->base;
+  return SQLITE_OK;
+}
+
+/* Ends the cursor's scan (remembering an events scan's counters for
+** fnt_last_scan) and its pin. */
+static void fntCursorReset(FntCursor *pCur){
+  FntVtab *pTab = (FntVtab*)pCur->base.pVtab;
+  if( pCur->pScan ){
+    if( pTab->eTab==FNT_TABLE_EVENTS ){
+      fnt_scan_stats_get(pCur->pScan, &pTab->pT->lastScan);
+      pTab->pT->bLastScan = 1;
+    }
+    fnt_scan_close(pCur->pScan);
+    pCur->pScan = 0;
+  }
+  if( pCur->bPinned ){
+    fntConnUnpin(pTab->pT->pConn);
+    pCur->bPinned = 0;
+    pCur->pSnap = 0;
+  }
+  pCur->bEof = 1;
+  pCur->iRowid = 0;
+}
+
+static int fntClose(sqlite3_vtab_cursor *cur){
+  fntCursorReset((FntCursor*)cur);
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
+/* One step of the scan; sets bEof at the end.  Reports a store error. */
+static int fntStep(FntCursor *pCur){
+  FntVtab *pTab = (FntVtab*)pCur->base.pVtab;
+  int rc = fnt_scan_next(pCur->pScan);
+  if( rc<0 ){
+    pCur->bEof = 1;
+    sqlite3_free(pTab->base.zErrMsg);
+    pTab->base.zErrMsg = fntStoreError(fnt_table_name(pTab->eTab),
+                                       pTab->pT->pConn->pStore, rc);
+    return fntSqliteCode(rc);
+  }
+  pCur->bEof = (rc==0);
+  pCur->iRowid++;
+  return SQLITE_OK;
+}
+
+static int fntNext(sqlite3_vtab_cursor *cur){
+  return fntStep((FntCursor*)cur);
+}
+
+static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                     int argc, sqlite3_value **argv){
+  FntCursor *pCur = (FntCursor*)cur;
+  FntVtab *pTab = (FntVtab*)cur->pVtab;
+  FntConn *pConn = pTab->pT->pConn;
+  FntFold fold;
+  fnt_predicate pred;
+  sqlite3_uint64 mCols;
+  char *zErr = 0;
+  int rc, frc, f;
+
+  fntCursorReset(pCur);
+  fntFoldInit(&fold);
+  rc = fntFoldArgs(&fold, idxStr, argc, argv, &mCols);
+  if( rc!=SQLITE_OK ){
+    if( rc==SQLITE_ERROR ){
+      zErr = sqlite3_mprintf("%s: internal error: bad plan \"%s\" for %d "
+                             "values", fnt_table_name(pTab->eTab),
+                             idxStr ? idxStr : "", argc);
+    }
+    goto filter_out;
+  }
+  rc = fntConnPin(pConn, &pCur->pSnap, &zErr);
+  if( rc!=SQLITE_OK ) goto filter_out;
+  pCur->bPinned = 1;
+
+  fnt_predicate_init(&pred);
+  for(f=0; f<FNT_NFIELD; f++){
+    FntTextSet *s = &fold.aText[f];
+    if( fntIsIntField(f) ){
+      if( fold.aLo[f]>fold.aHi[f] ) fold.bEmpty = 1;
+    }else if( s->bSet && s->n==0 ){
+      fold.bEmpty = 1;
+    }
+  }
+  if( fold.nLimit==0 ) fold.bEmpty = 1;
+  if( fold.bEmpty ) goto filter_out;
+
+  if( fold.aText[FNT_F_RUN_ID].bSet ){
+    pred.run_ids = (const char *const *)fold.aText[FNT_F_RUN_ID].az;
+    pred.n_run_ids = (size_t)fold.aText[FNT_F_RUN_ID].n;
+  }
+  if( fold.aText[FNT_F_REPO].bSet ){
+    pred.repos = (const char *const *)fold.aText[FNT_F_REPO].az;
+    pred.n_repos = (size_t)fold.aText[FNT_F_REPO].n;
+  }
+  if( fold.aText[FNT_F_KIND].bSet ){
+    /* one value folded: several different kinds match nothing */
+    int k = fold.aText[FNT_F_KIND].n==1
+              ? fnt_kind_from_name(fold.aText[FNT_F_KIND].az[0]) : -1;
+    if( k<0 ) goto filter_out;
+    pred.kind = k;
+  }
+  if( fold.aText[FNT_F_STABLE_ID].bSet ){
+    if( fold.aText[FNT_F_STABLE_ID].n!=1 ) goto filter_out;
+    pred.stable_id = fold.aText[FNT_F_STABLE_ID].az[0];
+  }
+  if( fold.aLo[FNT_F_T_NS]>pred.t_min ) pred.t_min = fold.aLo[FNT_F_T_NS];
+  if( fold.aHi[FNT_F_T_NS]<pred.t_max ) pred.t_max = fold.aHi[FNT_F_T_NS];
+  if( fold.aLo[FNT_F_SEQ_NO]>pred.seq_min ) pred.seq_min = fold.aLo[FNT_F_SEQ_NO];
+  if( fold.aHi[FNT_F_SEQ_NO]<pred.seq_max ) pred.seq_max = fold.aHi[FNT_F_SEQ_NO];
+  if( pred.t_min>pred.t_max || pred.seq_min>pred.seq_max ) goto filter_out;
+  if( idxNum & FNT_IDX_FIELD(FNT_F_THREAD) ){
+    /* "=" only: lo==hi; a thread outside 0..2^32-1 exists in no row */
+    sqlite3_int64 v = fold.aLo[FNT_F_THREAD];
+    if( v!=fold.aHi[FNT_F_THREAD] || v<0 || v>(sqlite3_int64)UINT32_MAX ){
+      goto filter_out;
+    }
+    pred.thread = v;
+  }
+  if( idxNum & FNT_IDX_FIELD(FNT_F_CHUNK) ){
+    sqlite3_int64 v = fold.aLo[FNT_F_CHUNK];
+    if( v!=fold.aHi[FNT_F_CHUNK] || v<0 ) goto filter_out;
+    pred.chunk = v;
+  }
+  pred.columns = mCols & ((pTab->nCol>=64 ? 0 : ((sqlite3_uint64)1<<pTab->nCol)) - 1);
+  pred.ordered = (idxNum & FNT_IDX_ORDERED)!=0;
+  if( (idxNum & FNT_IDX_LIMIT) && fold.nLimit>0 && !fold.bOpen ){
+    /* The store stops after LIMIT+OFFSET rows; the OFFSET ones are skipped
+    ** below, or by SQLite when it kept the OFFSET. */
+    pred.limit = fold.nLimit > INT64_MAX - fold.nOffset
+                   ? -1 : fold.nLimit + fold.nOffset;
+  }
+
+  frc = fnt_scan_open(pCur->pSnap, pTab->eTab, &pred, &pCur->pScan);
+  if( frc!=FNT_OK ){
+    pCur->pScan = 0;
+    zErr = fntStoreError(fnt_table_name(pTab->eTab), pConn->pStore, frc);
+    rc = fntSqliteCode(frc);
+    goto filter_out;
+  }
+  rc = fntStep(pCur);
+  if( rc==SQLITE_OK && (idxNum & FNT_IDX_OMIT_OFFSET) ){
+    sqlite3_int64 k;
+    for(k=0; k<fold.nOffset && !pCur->bEof && rc==SQLITE_OK; k++){
+      rc = fntStep(pCur);
+    }
+  }
+  fntFoldClear(&fold);
+  return rc;
+
+filter_out:
+  fntFoldClear(&fold);
+  pCur->bEof = 1;
+  if( zErr ){
+    sqlite3_free(pTab->base.zErrMsg);
+    pTab->base.zErrMsg = zErr;
+  }
+  return rc;
+}
+
+static int fntEof(sqlite3_vtab_cursor *cur){
+  return ((FntCursor*)cur)->bEof;
+}
+
+static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
+  FntCursor *pCur = (FntCursor*)cur;
+  FntVtab *pTab = (FntVtab*)cur->pVtab;
+  if( pCur->pScan==0 || i<0 || i>=pTab->nCol ) return SQLITE_OK;
+  if( fnt_column_is_text(pTab->eTab, i) ){
+    size_t n = 0;
+    const char *z = fnt_scan_text(pCur->pScan, i, &n);
+    if( z ) sqlite3_result_text64(ctx, z, (sqlite3_uint64)n, SQLITE_TRANSIENT,
+                                  SQLITE_UTF8);
+  }else{
+    sqlite3_result_int64(ctx, fnt_scan_int(pCur->pScan, i));
+  }
+  return SQLITE_OK;
+}
+
+static int fntRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
+  *pRowid = ((FntCursor*)cur)->iRowid;
+  return SQLITE_OK;
+}
+
+static int fntUpdate(sqlite3_vtab *pVtab, int argc, sqlite3_value **argv,
+                     sqlite_int64 *pRowid){
+  FntVtab *pTab = (FntVtab*)pVtab;
+  (void)argc; (void)argv; (void)pRowid;
+  sqlite3_free(pVtab->zErrMsg);
+  pVtab->zErrMsg = sqlite3_mprintf("%s is read-only: %s",
+                       fnt_table_name(pTab->eTab), fntFiler(pTab->eTab));
+  return SQLITE_READONLY;
+}
+
+static const sqlite3_module fntModule = {
+  /* iVersion    */ 0,
+  /* xCreate     */ 0,      /* eponymous-only: no CREATE VIRTUAL TABLE */
+  /* xConnect    */ fntConnect,
+  /* xBestIndex  */ fntBestIndex,
+  /* xDisconnect */ fntDisconnect,
+  /* xDestroy    */ 0,
+  /* xOpen       */ fntOpen,
+  /* xClose      */ fntClose,
+  /* xFilter     */ fntFilter,
+  /* xNext       */ fntNext,
+  /* xEof        */ fntEof,
+  /* xColumn     */ fntColumn,
+  /* xRowid      */ fntRowid,
+  /* xUpdate     */ fntUpdate,
+  /* xBegin      */ 0,
+  /* xSync       */ 0,
+  /* xCommit     */ 0,
+  /* xRollback   */ 0,
+  /* xFindMethod */ 0,
+  /* xRename     */ 0,
+  /* xSavepoint  */ 0,
+  /* xRelease    */ 0,
+  /* xRollbackTo */ 0,
+  /* xShadowName */ 0
+};
+
+/* fnt_last_scan() -> JSON: the counters of the connection's most recently
+** closed fn_trace_events scan, NULL before the first.  Reads memory only,
+** so it needs no DIRECTONLY. */
+static void fntLastScanFunc(sqlite3_context *ctx, int argc,
+                            sqlite3_value **argv){
+  FntTables *pT = (FntTables*)sqlite3_user_data(ctx);
+  const fnt_scan_stats *s = &pT->lastScan;
+  char *z;
+  (void)argc; (void)argv;
+  if( !pT->bLastScan ) return;
+  z = sqlite3_mprintf("{\"files_opened\":%llu,\"files_skipped\":%llu,"
+        "\"row_groups_read\":%llu,\"row_groups_skipped\":%llu,"
+        "\"rows_decoded\":%llu}",
+        (unsigned long long)s->files_opened,
+        (unsigned long long)s->files_skipped,
+        (unsigned long long)s->row_groups_read,
+        (unsigned long long)s->row_groups_skipped,
+        (unsigned long long)s->rows_decoded);
+  if( z==0 ){
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_text(ctx, z, -1, sqlite3_free);
+}
+
+int fntRegisterTables(sqlite3 *db, FntConn *p){
+  static const fnt_table aTab[3] = {
+    FNT_TABLE_EVENTS, FNT_TABLE_RUNS, FNT_TABLE_PROFILE
+  };
+  FntTables *pT = sqlite3_malloc(sizeof(*pT));
+  int rc, i;
+  if( pT==0 ) return SQLITE_NOMEM;
+  memset(pT, 0, sizeof(*pT));
+  pT->pConn = p;
+  pT->nRef = 1;
+  rc = sqlite3_create_function_v2(db, "fnt_last_scan", 0, SQLITE_UTF8, pT,
+                                  fntLastScanFunc, 0, 0, fntTablesFree);
+  if( rc!=SQLITE_OK ) return rc;   /* pT was freed by SQLite */
+  for(i=0; i<3 && rc==SQLITE_OK; i++){
+    pT->aAux[i].pT = pT;
+    pT->aAux[i].eTab = aTab[i];
+    pT->nRef++;
+    rc = sqlite3_create_module_v2(db, fnt_table_name(aTab[i]), &fntModule,
+                                  &pT->aAux[i], fntModAuxFree);
+  }
+  if( rc==SQLITE_OK ) rc = fntRegisterSummary(db, p);
+  return rc;
+}
