@@ -147,8 +147,10 @@ static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
     return rc;
   }
   if( fnt_io_file_size(s->fd, &size) || size<8+24
+   || fnt_io_pread(s->fd, trailer, 8, 0) || memcmp(trailer, segMagic, 8)!=0
    || fnt_io_pread(s->fd, trailer, 24, size-24) ){
-    rc = fnt_err(st, FNT_E_CORRUPT, "%s: truncated segment (%llu bytes)",
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a fntrace segment, or truncated "
+                 "(%llu bytes)",
                  s->full_path, (unsigned long long)size);
     segmentFree(s);
     return rc;
