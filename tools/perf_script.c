@@ -90,6 +90,7 @@ typedef struct folder {
   int64_t       lineno;
   int           in_sample;  /* a header was read and no blank line since */
   int           last_was_frame;
+  int           in_header_block;   /* between the "# ========" lines */
   int64_t       period;     /* of the current sample */
   int64_t       depth;      /* frames of the current sample so far */
   int64_t       ts_captured;   /* "# captured on", -1 when absent */
@@ -471,8 +472,15 @@ static int fold_line(folder *f, const char *s, size_t len){
     f->last_was_frame = 0;
     return 0;
   }
-  if( s[0]=='#' && !f->in_sample ){
-    parse_comment(f, s);
+  if( f->p->samples==0 && strncmp(s, "# ========", 10)==0 ){
+    /* perf script --header frames its header block with these lines; the
+    ** block may hold lines without '#' (a recorded command line with
+    ** newlines in it), which are not samples. */
+    f->in_header_block = !f->in_header_block;
+    return 0;
+  }
+  if( f->in_header_block || (s[0]=='#' && !f->in_sample) ){
+    if( s[0]=='#' ) parse_comment(f, s);
     return 0;
   }
   if( s[0]==' ' ){

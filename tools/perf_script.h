@@ -15,7 +15,8 @@
 ** spaces; tid may be `pid/tid`; the event may carry modifiers); frames
 ** follow leaf first, one per line, `<hex ip> <symbol>[+0x<off>] (<dso>)`.
 ** Samples recorded without -g carry their one frame on the header line.
-** Lines starting with '#' are header comments; an indented line that does
+** Lines starting with '#' are header comments, and so is every line of
+** the block that `--header` frames with "# ========" lines; an indented line that does
 ** not start with a hex address right after a frame is a srcline
 ** continuation (`perf script -F +srcline`) and is skipped.
 **

@@ -265,6 +265,25 @@ static void test_header_times(void){
   CHECK(p);
   if( p ) CHECK_EQ(p->ts_micros, 1796219715LL*1000000);
   perf_profile_free(p);
+  /* a recorded command line with newlines breaks the '#' prefix */
+  p = fold(
+    "# ========\n"
+    "# captured on    : Wed Dec  2 13:55:15 2026\n"
+    "# cmdline : /usr/bin/perf record -g -- python3 -c import json\n"
+    "d=[{\"k\":i} for i in range(9)]\n"
+    "\tprint(d) \n"
+    "# ========\n"
+    "#\n"
+    "a 1 1.0: 7 cpu-clock:\n\t1 f (/x)\n", err, sizeof(err));
+  CHECK(p);
+  if( p ){
+    CHECK_EQ(p->ts_micros, 1796219715LL*1000000);
+    CHECK_EQ(p->samples, 1);
+    CHECK_EQ(p->n_symbols, 1);
+  }else{
+    fprintf(stderr, "%s\n", err);
+  }
+  perf_profile_free(p);
   /* clock data, when recorded, is the more precise start time */
   p = fold(
     "# captured on    : Wed Dec  2 13:55:15 2026\n"
