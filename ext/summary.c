@@ -249,7 +249,7 @@ static int sumLoad(SumCursor *pCur, const fnt_predicate *pPred, char **pzErr){
   if( rc!=SQLITE_OK ) return rc;
   pCur->bPinned = 1;
   frc = fnt_scan_open(pSnap, FNT_TABLE_RUNS, pPred, &pScan);
-  while( frc==FNT_OK && (frc = fnt_scan_next(pScan))==1 ){
+  while( frc>=0 && (frc = fnt_scan_next(pScan))==1 ){
     SumRow *p;
     if( pCur->nRow==nAlloc ){
       int nNew = nAlloc ? 2*nAlloc : 16;
