@@ -53,25 +53,52 @@ static int cmp_sym(const void *a, const void *b){
   return 0;
 }
 
-/* The addend of a RELATIVE relocation at virtual address `where`, if any. */
-static int relative_addend(const elf_symbols *s, const Elf64_Ehdr *eh,
-                           const Elf64_Shdr *sh, uint64_t where, uint64_t *out){
+typedef struct reloc { uint64_t where, addend; } reloc;
+
+static int cmp_reloc(const void *a, const void *b){
+  const reloc *x = a, *y = b;
+  return x->where<y->where ? -1 : x->where>y->where;
+}
+
+/* The R_*_RELATIVE relocations of the file, sorted by address, so that
+** version-1 entries of a PIE binary resolve in O(log n) each. */
+static reloc *relative_relocs(const elf_symbols *s, const Elf64_Ehdr *eh,
+                              const Elf64_Shdr *sh, size_t *n_out){
   unsigned rel_type = eh->e_machine==EM_AARCH64 ? R_AARCH64_RELATIVE : R_X86_64_RELATIVE;
+  reloc *out = 0;
+  size_t n = 0, cap = 0;
   int i;
   for(i=0; i<eh->e_shnum; i++){
-    uint64_t j, n;
+    uint64_t j, m;
     if( sh[i].sh_type!=SHT_RELA || !in_file(s, sh[i].sh_offset, sh[i].sh_size) ) continue;
-    n = sh[i].sh_size / sizeof(Elf64_Rela);
-    for(j=0; j<n; j++){
+    m = sh[i].sh_size / sizeof(Elf64_Rela);
+    for(j=0; j<m; j++){
       Elf64_Rela r;
       memcpy(&r, (const char*)s->map + sh[i].sh_offset + j*sizeof(r), sizeof(r));
-      if( r.r_offset==where && ELF64_R_TYPE(r.r_info)==rel_type ){
-        *out = (uint64_t)r.r_addend;
-        return 1;
+      if( ELF64_R_TYPE(r.r_info)!=rel_type ) continue;
+      if( n==cap ){
+        size_t ncap = cap ? cap*2 : 256;
+        reloc *nr = realloc(out, ncap*sizeof(*nr));
+        if( !nr ){ free(out); *n_out = 0; return 0; }
+        out = nr; cap = ncap;
       }
+      out[n].where = r.r_offset;
+      out[n].addend = (uint64_t)r.r_addend;
+      n++;
     }
   }
-  return 0;
+  if( n ) qsort(out, n, sizeof(*out), cmp_reloc);
+  *n_out = n;
+  return out;
+}
+
+static uint64_t relocated(const reloc *rel, size_t n, uint64_t where){
+  size_t lo = 0, hi = n;
+  while( lo<hi ){
+    size_t mid = lo + (hi-lo)/2;
+    if( rel[mid].where < where ) lo = mid+1; else hi = mid;
+  }
+  return lo<n && rel[lo].where==where ? rel[lo].addend : 0;
 }
 
 static int load_symtab(elf_symbols *s, const Elf64_Ehdr *eh, const Elf64_Shdr *sh,
@@ -150,7 +177,8 @@ int elf_symbols_load(const char *path, elf_symbols **out, char *err, size_t errl
   const char *shstr;
   int fd, i;
   uint64_t j, n_sleds, cur = 0;
-  size_t cap = 0;
+  size_t cap = 0, n_rel = 0;
+  reloc *rel = 0;
 
   *out = 0;
   s = calloc(1, sizeof(*s));
@@ -219,7 +247,8 @@ int elf_symbols_load(const char *path, elf_symbols **out, char *err, size_t errl
     if( version>=2 ){
       fn += map_sec->sh_addr + j*SLED_SIZE + 8;
     }else if( fn==0 ){
-      relative_addend(s, eh, sh, map_sec->sh_addr + j*SLED_SIZE + 8, &fn);
+      if( !rel ) rel = relative_relocs(s, eh, sh, &n_rel);
+      fn = relocated(rel, n_rel, map_sec->sh_addr + j*SLED_SIZE + 8);
     }
     if( j==0 || fn!=cur ){
       if( (size_t)s->n_fn==cap ){
@@ -239,9 +268,11 @@ int elf_symbols_load(const char *path, elf_symbols **out, char *err, size_t errl
   if( s->n_syms==0 && load_symtab(s, eh, sh, SHT_DYNSYM, err, errlen) ) goto fail;
   qsort(s->syms, s->n_syms, sizeof(sym), cmp_sym);
   load_build_id(s, eh, sh);
+  free(rel);
   *out = s;
   return 0;
 fail:
+  free(rel);
   elf_symbols_free(s);
   return -1;
 }
