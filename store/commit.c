@@ -381,7 +381,7 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, fnt_event **outEv,
     if( c->events[i].seq_no<=c->events[i-1].seq_no ){ sorted = 0; break; }
   }
   if( sorted ){
-    memcpy(ev, c->events, n*sizeof(fnt_event));
+    if( n ) memcpy(ev, c->events, n*sizeof(fnt_event));
   }else{
     seq_idx *order = fnt_malloc(n*sizeof(seq_idx));
     if( order==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
@@ -411,16 +411,12 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, fnt_event **outEv,
   return FNT_OK;
 }
 
-static int cmpU32(const void *a, const void *b){
-  uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
-  return x<y ? -1 : x>y;
-}
-
 int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   commit_req q;
   fnt_event *ev = 0;
   fnt_function *fns = 0;
-  uint32_t *remap = 0, *thr = 0;
+  uint32_t *remap = 0;
+  uint64_t *thr = 0;
   size_t nFns = 0, i;
   fnt_seg_bounds b;
   fnt_value row[FNT_RUN_NCOL];
@@ -451,12 +447,12 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     if( i==0 || (int64_t)ev[i].t_ns>lastNs ) lastNs = (int64_t)ev[i].t_ns;
   }
   if( threads<0 ){
-    thr = fnt_malloc((c->n_events ? c->n_events : 1) * sizeof(uint32_t));
-    if( thr==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-    for(i=0; i<c->n_events; i++) thr[i] = ev[i].thread;
-    qsort(thr, c->n_events, sizeof(uint32_t), cmpU32);
-    threads = 0;
-    for(i=0; i<c->n_events; i++) threads += i==0 || thr[i]!=thr[i-1];
+    uint32_t nthr;
+    if( fnt_distinct_threads(ev, c->n_events, &thr, &nthr) ){
+      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+      goto done;
+    }
+    threads = nthr;
   }
 
   q.operation = "file-chunk";

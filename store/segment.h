@@ -34,6 +34,11 @@ typedef struct fnt_seg_bounds {
   int64_t seq_min, seq_max, t_min, t_max;
 } fnt_seg_bounds;
 
+/* The distinct thread ids of ev[0..n), sorted, in a new allocation.
+** Returns FNT_OK or FNT_E_NOMEM. */
+int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
+                         uint32_t *nout);
+
 /* Encodes an events segment.  `ev` is sorted by seq_no; ev[i].function
 ** indexes `fns`.  Appends the file's bytes to `out`. */
 int fnt_segment_write_events(const char *repo, const char *commit,

@@ -79,6 +79,47 @@ static int cmpU64(const void *a, const void *b){
   return x<y ? -1 : x>y;
 }
 
+int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
+                         uint32_t *nout){
+  /* Open addressing over the few distinct ids a run has; slot value is
+  ** id+1 so that 0 marks an empty slot.  Grows at half full. */
+  size_t cap = 64, used = 0, i, k = 0;
+  uint64_t *slots = fnt_calloc(cap, sizeof(uint64_t)), *list;
+  *out = 0;
+  *nout = 0;
+  if( slots==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n; i++){
+    uint64_t key = (uint64_t)ev[i].thread + 1;
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap-1);
+    while( slots[h] && slots[h]!=key ) h = (h+1) & (cap-1);
+    if( slots[h] ) continue;
+    slots[h] = key;
+    if( ++used*2 > cap ){
+      size_t ncap = cap*2, j;
+      uint64_t *ns = fnt_calloc(ncap, sizeof(uint64_t));
+      if( ns==0 ){ fnt_free(slots); return FNT_E_NOMEM; }
+      for(j=0; j<cap; j++){
+        if( slots[j] ){
+          size_t g = (size_t)((slots[j] * 0x9E3779B97F4A7C15ull) >> 32) & (ncap-1);
+          while( ns[g] ) g = (g+1) & (ncap-1);
+          ns[g] = slots[j];
+        }
+      }
+      fnt_free(slots);
+      slots = ns;
+      cap = ncap;
+    }
+  }
+  list = fnt_malloc((used ? used : 1) * sizeof(uint64_t));
+  if( list==0 ){ fnt_free(slots); return FNT_E_NOMEM; }
+  for(i=0; i<cap; i++) if( slots[i] ) list[k++] = slots[i]-1;
+  fnt_free(slots);
+  qsort(list, k, sizeof(uint64_t), cmpU64);
+  *out = list;
+  *nout = (uint32_t)k;
+  return FNT_OK;
+}
+
 static uint32_t threadIndex(const uint64_t *dict, uint32_t n, uint64_t t){
   uint32_t lo = 0, hi = n;
   while( lo<hi ){
@@ -100,13 +141,10 @@ int fnt_segment_write_events(const char *repo, const char *commit,
 
   memset(bounds, 0, sizeof(*bounds));
   /* Thread dictionary: the distinct thread ids, sorted. */
-  threads = fnt_malloc((n ? n : 1) * sizeof(uint64_t));
   cols = fnt_malloc(6 * FNT_RG_ROWS * sizeof(uint64_t));
-  if( threads==0 || cols==0 ){ rc = FNT_E_NOMEM; goto done; }
-  for(i=0; i<n; i++) threads[i] = ev[i].thread;
-  qsort(threads, n, sizeof(uint64_t), cmpU64);
-  for(i=0; i<n; i++){
-    if( nthreads==0 || threads[nthreads-1]!=threads[i] ) threads[nthreads++] = threads[i];
+  if( cols==0 || fnt_distinct_threads(ev, n, &threads, &nthreads) ){
+    rc = FNT_E_NOMEM;
+    goto done;
   }
 
   fnt_buf_append(out, segMagic, 8);
