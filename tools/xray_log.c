@@ -235,14 +235,13 @@ static int read_fdr_records(reader *r, size_t off, size_t end){
           have_base = 1;
           break;
         case MD_WALLTIME: {
-          /* Seconds, then the sub-second part: tv_nsec as compiler-rt 14
-          ** writes it (values up to 1e9 seen), µs in older notes.  The
-          ** runtime reads CLOCK_MONOTONIC, so the seconds count from boot,
-          ** not from the epoch: only a time after 2001 (1e9 s) is taken as a
-          ** wall time; the importer falls back to the file's mtime. */
-          int64_t sec = (int64_t)rd64(q+1), sub = (int32_t)rd32(q+9), t;
-          if( sec < 1000000000 || sec > 100000000000 || sub < 0 ) break;
-          t = sec*1000000 + (sub < 1000000 ? sub : sub/1000);
+          /* i64 seconds, i32 µs (tv_nsec/1000).  compiler-rt 14 reads
+          ** CLOCK_MONOTONIC here (seen: seconds = the machine's uptime), not
+          ** the epoch: only a time after 2001 (1e9 s) is taken as a wall
+          ** time; otherwise the importer falls back to the file's mtime. */
+          int64_t sec = (int64_t)rd64(q+1), us = (int32_t)rd32(q+9), t;
+          if( sec < 1000000000 || sec > 100000000000 || us < 0 || us >= 1000000 ) break;
+          t = sec*1000000 + us;
           if( !log->has_walltime || t<log->walltime_micros ) log->walltime_micros = t;
           log->has_walltime = 1;
           break;
