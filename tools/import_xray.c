@@ -353,7 +353,7 @@ int cmd_import_xray(int argc, char **argv){
     remap = malloc((rf.n ? rf.n : 1)*sizeof(*remap));
     if( !ev || !cfn || !remap ){ cli_error(CMD, "out of memory"); goto done; }
   }
-  progress_stage(&pg, "filing chunks", (uint64_t)chunks);
+  progress_stage(&pg, "filing events", (uint64_t)log.n_events);
   for(k=0; k<chunks; k++){
     size_t lo = (size_t)k * (size_t)o.chunk_events, hi = lo + (size_t)o.chunk_events, n_fn = 0;
     fnt_chunk c;
@@ -399,7 +399,7 @@ int cmd_import_xray(int argc, char **argv){
       goto done;
     }
     if( rc==1 ) filed++; else already++;
-    progress_update(&pg, (uint64_t)k+1);
+    progress_update(&pg, (uint64_t)hi);
     if( k==kill_after ){
       fflush(stdout);
       _exit(137);

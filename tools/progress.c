@@ -25,9 +25,11 @@ static void draw(progress *pg){
     fprintf(stderr, "\r\033[K%s [%s] %3d%%  %llu/%llu  %.1fs", pg->label, bar,
             (int)(d*100 / pg->total), (unsigned long long)d,
             (unsigned long long)pg->total, secs);
-  }else{
+  }else if( pg->done ){
     fprintf(stderr, "\r\033[K%s %llu  %.1fs", pg->label,
             (unsigned long long)pg->done, secs);
+  }else{
+    fprintf(stderr, "\r\033[K%s...  %.1fs", pg->label, secs);
   }
   fflush(stderr);
   pg->last_ms = now_ms();
