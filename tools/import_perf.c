@@ -6,7 +6,9 @@
 ** `perf script --header --no-inline -F comm,tid,time,period,event,ip,sym,dso`),
 ** or the text of `perf script`, or `-` for that text on stdin (text made
 ** with inline expansion keeps its "(inlined)" frames, counted as frames
-** of the inlined function).  The parsing and folding are perf_script.c's;
+** of the inlined function).  When perf printed some call chains empty, a
+** second `perf script -G` gives those samples' own frames, as perf report
+** counts them (perf_script.h).  The parsing and folding are perf_script.c's;
 ** this file picks the defaults, runs perf, and files the result with
 ** fnt_file_profile().  Nothing is filed unless the whole input folds.
 **
@@ -106,16 +108,17 @@ static int hash_fd(int fd, uint64_t *out){
   return 0;
 }
 
-/* Runs `perf script` on a perf.data and folds its output.  0 ok, else 1
-** with the error printed. */
-static int fold_perf_data(const char *path, perf_profile **out){
+/* Runs `perf script <opts> -F PERF_FIELDS -i path` and feeds its output
+** to perf_script_fold() (*prof NULL) or perf_script_add_leaves() (the
+** second pass over *prof).  0 ok, else 1 with the error printed. */
+static int run_perf_script(const char *path, const char *opt1, const char *opt2,
+                           perf_profile **prof){
   int fds[2];
   pid_t pid;
   FILE *in;
   int rc, status;
   char err[512];
 
-  *out = 0;
   if( pipe(fds) ){
     cli_error(CMD, "pipe: %s", strerror(errno));
     return 1;
@@ -129,7 +132,7 @@ static int fold_perf_data(const char *path, perf_profile **out){
   }
   if( pid==0 ){
     /* The child: perf's stderr stays ours, so its warnings are seen. */
-    char *argv[] = {"perf", "script", "--header", "--no-inline", "-F", PERF_FIELDS,
+    char *argv[] = {"perf", "script", (char *)opt1, (char *)opt2, "-F", PERF_FIELDS,
                     "-i", (char *)path, 0};
     close(fds[0]);
     if( dup2(fds[1], 1)<0 ) _exit(127);
@@ -146,7 +149,11 @@ static int fold_perf_data(const char *path, perf_profile **out){
     waitpid(pid, &status, 0);
     return 1;
   }
-  rc = perf_script_fold(in, path, out, err, sizeof(err));
+  if( *prof ){
+    rc = perf_script_add_leaves(*prof, in, path, err, sizeof(err));
+  }else{
+    rc = perf_script_fold(in, path, prof, err, sizeof(err));
+  }
   fclose(in);   /* perf gets SIGPIPE if it was still writing */
   while( waitpid(pid, &status, 0)<0 ){
     if( errno!=EINTR ){
@@ -156,7 +163,7 @@ static int fold_perf_data(const char *path, perf_profile **out){
   }
   if( rc ){
     /* Reported first: perf may have died of the pipe closed after it. */
-    cli_error(CMD, "%s (in `perf script` output)", err);
+    cli_error(CMD, "%s (in `perf script %s %s` output)", err, opt1, opt2);
     return 1;
   }
   if( status!=0 ){
@@ -169,6 +176,18 @@ static int fold_perf_data(const char *path, perf_profile **out){
       cli_error(CMD, "%s: `perf script` failed (%s)", path,
                 status<0 ? "lost track of it" : "killed by a signal");
     }
+    return 1;
+  }
+  return 0;
+}
+
+/* Folds a perf.data: the call chains, then, when perf printed some chains
+** empty, the leaves of those samples (perf_script_add_leaves() says why).
+** 0 ok, else 1 with the error printed and *out NULL. */
+static int fold_perf_data(const char *path, perf_profile **out){
+  *out = 0;
+  if( run_perf_script(path, "--header", "--no-inline", out)
+   || ((*out)->n_empty && run_perf_script(path, "--no-inline", "-G", out)) ){
     perf_profile_free(*out);
     *out = 0;
     return 1;
@@ -370,6 +389,7 @@ int cmd_import_perf(int argc, char **argv){
   printf("%s: %lld samples, %zu symbols", strcmp(path, "-")==0 ? "<stdin>" : path,
          (long long)prof->samples, prof->n_symbols);
   if( room ) printf(" (%zu with a stable_id)", mapped);
+  if( prof->n_empty ) printf(", %zu samples with no call chain", prof->n_empty);
   printf(", profile_ns %lld, run %s: %s in %.2f s\n", (long long)prof->profile_ns,
          run_id, filed ? "filed" : "already filed",
          (double)(t1.tv_sec-t0.tv_sec) + (double)(t1.tv_nsec-t0.tv_nsec)/1e9);

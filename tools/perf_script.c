@@ -57,6 +57,7 @@ static int intern_reserve(intern *t, const void *base, size_t stride){
   size_t *slot;
   if( (t->n+1)*2 <= t->cap ) return 0;
   cap = t->cap ? t->cap*2 : 256;
+  while( (t->n+1)*2 > cap ) cap *= 2;
   slot = calloc(cap, sizeof(*slot));
   if( !slot ) return -1;
   for(i=0; i<t->n; i++){
@@ -93,6 +94,11 @@ typedef struct folder {
   int           in_header_block;   /* between the "# ========" lines */
   int64_t       period;     /* of the current sample */
   int64_t       depth;      /* frames of the current sample so far */
+  int64_t       sample_no;  /* of the current sample, for once-per-sample totals */
+  size_t        empty_cap;
+  int           leaf_pass;  /* perf_script_add_leaves(): one line per sample */
+  int64_t       ordinal;    /* leaf pass: samples seen */
+  size_t        next_empty; /* leaf pass: the next of p->empty_samples */
   int64_t       ts_captured;   /* "# captured on", -1 when absent */
   int64_t       ts_reference;  /* "# reference time", -1 when absent */
   char         *err;
@@ -286,8 +292,8 @@ static int add_frame(folder *f, const char *sym, size_t len,
     s->self_samples++;
     s->self_ns += f->period;
   }
-  if( s->last_sample != p->samples ){
-    s->last_sample = p->samples;
+  if( s->last_sample != f->sample_no ){
+    s->last_sample = f->sample_no;
     s->total_samples++;
     s->total_ns += f->period;
   }
@@ -356,6 +362,25 @@ static int parse_frame(folder *f, const char *s, size_t len){
 ** Sample headers.
 */
 
+/* Closes the open sample: one whose chain came out empty is remembered
+** for perf_script_add_leaves(). */
+static int end_sample(folder *f){
+  perf_profile *p = f->p;
+  if( f->in_sample && !f->leaf_pass && f->depth==0 ){
+    if( p->n_empty == f->empty_cap ){
+      size_t cap = f->empty_cap ? f->empty_cap*2 : 64;
+      int64_t *e = realloc(p->empty_samples, cap*sizeof(*e));
+      if( !e ) return fail_nomem(f);
+      p->empty_samples = e;
+      f->empty_cap = cap;
+    }
+    p->empty_samples[p->n_empty++] = p->samples-1;
+  }
+  f->in_sample = 0;
+  f->last_was_frame = 0;
+  return 0;
+}
+
 /* Parses a sample header; 0 ok (the sample is open), -1 error.  With
 ** `quiet`, a line without the `tid time:` fields returns 1, no error. */
 static int parse_header(folder *f, const char *s, size_t len, int quiet){
@@ -406,6 +431,21 @@ static int parse_header(folder *f, const char *s, size_t len, int quiet){
                 " or select one with perf script --event)",
                 (int)(t[iev].n-1), t[iev].s, p->event);
   }
+  if( end_sample(f) ) return -1;
+  rest = t[iev].s + t[iev].n;
+  if( f->leaf_pass ){
+    /* Only the samples whose chain was empty; each line is one sample. */
+    int64_t ord = f->ordinal++;
+    f->in_sample = 1;
+    if( f->next_empty < p->n_empty && p->empty_samples[f->next_empty]==ord ){
+      f->next_empty++;
+      f->period = period;
+      f->depth = 0;
+      f->sample_no = p->samples + 1 + ord;
+      if( parse_frame(f, rest, (size_t)(s+len-rest)) < 0 ) return -1;
+    }
+    return 0;
+  }
   if( p->profile_ns > INT64_MAX - period ){
     return fail(f, "the sum of the periods overflows");
   }
@@ -418,11 +458,11 @@ static int parse_header(folder *f, const char *s, size_t len, int quiet){
   p->profile_ns += period;
   f->period = period;
   f->depth = 0;
+  f->sample_no = p->samples;
   f->in_sample = 1;
   f->last_was_frame = 0;
 
   /* Recorded without -g: the one frame is on the header line. */
-  rest = t[iev].s + t[iev].n;
   if( parse_frame(f, rest, (size_t)(s+len-rest)) < 0 ) return -1;
   return 0;
 }
@@ -468,9 +508,7 @@ static void parse_comment(folder *f, const char *s){
 */
 static int fold_line(folder *f, const char *s, size_t len){
   if( len==0 || (size_t)strspn(s, " \t")==len ){
-    f->in_sample = 0;
-    f->last_was_frame = 0;
-    return 0;
+    return end_sample(f);
   }
   if( f->p->samples==0 && strncmp(s, "# ========", 10)==0 ){
     /* perf script --header frames its header block with these lines; the
@@ -495,6 +533,9 @@ static int fold_line(folder *f, const char *s, size_t len){
       char buf[64];
       return fail(f, "expected a sample header, got a frame \"%s\"",
                   excerpt(s, len, buf, sizeof(buf)));
+    }
+    if( f->leaf_pass ){
+      return fail(f, "expected one line per sample (perf script -G), got a frame");
     }
     rc = parse_frame(f, s, len);
     if( rc<0 ) return -1;
@@ -525,17 +566,47 @@ void perf_profile_free(perf_profile *p){
   if( !p ) return;
   for(i=0; i<p->n_symbols; i++) free(p->symbols[i].name);
   free(p->symbols);
+  free(p->empty_samples);
   free(p->event);
   free(p->top_comm);
   free(p);
 }
 
-int perf_script_fold(FILE *in, const char *name, perf_profile **out,
-                     char *err, size_t errlen){
-  folder f;
+/* Reads `in` to its end through fold_line(), hashing what it reads into
+** `hs` (when not NULL).  0 ok, -1 error (in f->err). */
+static int fold_stream(folder *f, FILE *in, XXH3_state_t *hs){
   char *line = 0;
   size_t cap = 0;
   ssize_t n;
+  int rc = 0;
+  while( (n = getline(&line, &cap, in)) > 0 ){
+    size_t len = (size_t)n;
+    if( hs ) XXH3_64bits_update(hs, line, len);
+    f->lineno++;
+    if( memchr(line, 0, len) ){
+      rc = fail(f, "NUL byte in the text (is this perf script output?)");
+      break;
+    }
+    while( len>0 && (line[len-1]=='\n' || line[len-1]=='\r') ) len--;
+    line[len] = 0;
+    if( fold_line(f, line, len) ){
+      rc = -1;
+      break;
+    }
+  }
+  if( rc==0 && ferror(in) ){
+    snprintf(f->err, f->errlen, "%s: read error after line %lld", f->name,
+             (long long)f->lineno);
+    rc = -1;
+  }
+  if( rc==0 ) rc = end_sample(f);
+  free(line);
+  return rc;
+}
+
+int perf_script_fold(FILE *in, const char *name, perf_profile **out,
+                     char *err, size_t errlen){
+  folder f;
   int rc = 0;
   XXH3_state_t *hs = XXH3_createState();
   perf_profile *p = calloc(1, sizeof(*p));
@@ -552,26 +623,8 @@ int perf_script_fold(FILE *in, const char *name, perf_profile **out,
     goto done;
   }
   XXH3_64bits_reset(hs);
-  while( (n = getline(&line, &cap, in)) > 0 ){
-    size_t len = (size_t)n;
-    XXH3_64bits_update(hs, line, len);
-    f.lineno++;
-    if( memchr(line, 0, len) ){
-      rc = fail(&f, "NUL byte in the text (is this perf script output?)");
-      goto done;
-    }
-    while( len>0 && (line[len-1]=='\n' || line[len-1]=='\r') ) len--;
-    line[len] = 0;
-    if( fold_line(&f, line, len) ){
-      rc = -1;
-      goto done;
-    }
-  }
-  if( ferror(in) ){
-    snprintf(err, errlen, "%s: read error after line %lld", name, (long long)f.lineno);
-    rc = -1;
-    goto done;
-  }
+  rc = fold_stream(&f, in, hs);
+  if( rc ) goto done;
   p->lines = f.lineno;
   p->text_hash = XXH3_64bits_digest(hs);
   p->ts_micros = f.ts_reference>=0 ? f.ts_reference : f.ts_captured;
@@ -583,7 +636,6 @@ int perf_script_fold(FILE *in, const char *name, perf_profile **out,
   }
 
 done:
-  free(line);
   XXH3_freeState(hs);
   folder_free(&f);
   if( rc ){
@@ -592,4 +644,31 @@ done:
   }
   *out = p;
   return 0;
+}
+
+int perf_script_add_leaves(perf_profile *p, FILE *in, const char *name,
+                           char *err, size_t errlen){
+  folder f;
+  int rc;
+  memset(&f, 0, sizeof(f));
+  f.name = name;
+  f.p = p;
+  f.err = err;
+  f.errlen = errlen;
+  f.ts_captured = f.ts_reference = -1;
+  f.leaf_pass = 1;
+  f.sym_cap = p->n_symbols;
+  f.syms.n = p->n_symbols;
+  if( intern_reserve(&f.syms, p->symbols, sizeof(perf_symbol)) ){
+    rc = fail_nomem(&f);
+  }else{
+    rc = fold_stream(&f, in, 0);
+  }
+  if( rc==0 && f.ordinal != p->samples ){
+    snprintf(err, errlen, "%s: %lld samples, where the first pass read %lld",
+             name, (long long)f.ordinal, (long long)p->samples);
+    rc = -1;
+  }
+  folder_free(&f);
+  return rc;
 }

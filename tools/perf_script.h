@@ -60,6 +60,8 @@ typedef struct perf_profile {
   int64_t      ts_micros;   /* recording time from the --header comments, -1 when absent */
   int64_t      lines;       /* lines read */
   uint64_t     text_hash;   /* XXH3-64 of every byte read */
+  int64_t     *empty_samples;  /* numbers (0-based, ascending) of the samples */
+  size_t       n_empty;        /* whose call chain came out empty */
 } perf_profile;
 
 /* Reads `in` to its end and folds it.  `name` is used in messages only.
@@ -70,6 +72,19 @@ typedef struct perf_profile {
 ** add up. */
 int perf_script_fold(FILE *in, const char *name, perf_profile **out,
                      char *err, size_t errlen);
+
+/* When perf cannot follow a call chain (an entry that is neither an
+** address nor a context marker, as broken frame-pointer stacks give), it
+** drops the whole chain: `perf script` prints the sample with no frame,
+** while `perf report` still counts the sample's own ip, self and total.
+** To count them the same way, `in` is the output of `perf script -G`
+** (one line per sample, its ip's frame on it) of the same recording: the
+** frame of each sample listed in p->empty_samples is counted as its leaf.
+** The samples are matched by their order, so both passes must read the
+** same data with the same options.  0 ok, -1 with `err` as
+** perf_script_fold(), and `p` then partly updated: free it. */
+int perf_script_add_leaves(perf_profile *p, FILE *in, const char *name,
+                           char *err, size_t errlen);
 
 /* Frees a profile; NULL is a no-op. */
 void perf_profile_free(perf_profile *p);

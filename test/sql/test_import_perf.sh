@@ -98,7 +98,20 @@ for i in $(seq 32); do cat "$T/script.txt"; done >"$T/script32.txt"
   <"$T/script.txt" >"$T/stdin.out" || fail "import from stdin failed"
 cat "$T/stdin.out"
 rows_of "$WH" from-stdin >"$T/rows-stdin.tsv"
-diff "$T/rows.tsv" "$T/rows-stdin.tsv" >/dev/null || fail "stdin text gives other rows than perf.data"
+# Samples whose chain perf printed empty get their leaf from a second
+# `perf script -G` for a perf.data only: text has no more to give.
+nempty=$(awk '/^[^ \t#]/ { if (h) n++; h=1; next } /^[ \t]+[0-9a-f]+ / { h=0 } /^$/ { if (h) n++; h=0 }
+              END { if (h) n++; print n+0 }' "$T/script.txt")
+if [ "$nempty" = 0 ]; then
+  diff "$T/rows.tsv" "$T/rows-stdin.tsv" >/dev/null || fail "stdin text gives other rows than perf.data"
+else
+  echo "$nempty samples with an empty call chain"
+  grep -q ", $nempty samples with no call chain" "$T/import.out" || fail "summary misses $nempty empty chains"
+  selfs(){ awk -F'\t' '{ s += $2 } END { print s, $6, $7 }' "$1"; }
+  read -r s1 n1 p1 <<<"$(selfs "$T/rows.tsv")"; read -r s2 n2 p2 <<<"$(selfs "$T/rows-stdin.tsv")"
+  [ "$n1 $p1" = "$n2 $p2" ] && [ "$s1" = "$n1" ] && [ $((s2 + nempty)) = "$s1" ] \
+    || fail "stdin text: self samples $s2 + $nempty empty != $s1 (samples $n1/$n2)"
+fi
 "$FNT" import-perf --warehouse "$T/wh-speed" --run-id speed "$T/script32.txt" >"$T/speed.out" \
   || fail "import of the 32-fold text failed"
 lines=$(wc -l <"$T/script32.txt")

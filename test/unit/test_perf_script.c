@@ -295,6 +295,46 @@ static void test_header_times(void){
   perf_profile_free(p);
 }
 
+/* Samples whose chain perf printed empty get their leaf from a second,
+** -G pass (perf_script_add_leaves). */
+static void test_empty_chains(void){
+  char err[256];
+  FILE *in;
+  static const char leaves[] =
+    "py 8 1.0: 10 cpu-clock:     10 main (/x)\n"
+    "py 8 1.1: 20 cpu-clock:     5a014a _PyEval_SliceIndex (/usr/bin/python3.11)\n"
+    "py 8 1.2: 30 cpu-clock:     20 main (/x)\n"
+    "py 8 1.3: 40 cpu-clock:     30 fresh+0x3 (/x)\n";
+  perf_profile *p = fold(
+    "py 8 1.0: 10 cpu-clock:\n\t10 main (/x)\n\n"
+    "py 8 1.1: 20 cpu-clock:\n\n"
+    "py 8 1.2: 30 cpu-clock:\n\t20 main (/x)\n\n"
+    "py 8 1.3: 40 cpu-clock:\n", err, sizeof(err));
+  CHECK(p);
+  if( !p ){ fprintf(stderr, "%s\n", err); return; }
+  CHECK_EQ(p->n_empty, 2);
+  if( p->n_empty==2 ){
+    CHECK_EQ(p->empty_samples[0], 1);
+    CHECK_EQ(p->empty_samples[1], 3);
+  }
+  EXPECT(p, "main", 2, 2, 40, 40);
+  CHECK_EQ(p->n_symbols, 1);
+  in = fmemopen((void *)leaves, sizeof(leaves)-1, "r");
+  CHECK(perf_script_add_leaves(p, in, "pass2", err, sizeof(err))==0);
+  fclose(in);
+  EXPECT(p, "main", 2, 2, 40, 40);                 /* not counted twice */
+  EXPECT(p, "_PyEval_SliceIndex", 1, 1, 20, 20);
+  EXPECT(p, "fresh", 1, 1, 40, 40);
+  CHECK_EQ(p->samples, 4);
+  CHECK_EQ(p->profile_ns, 100);
+  /* a second pass of another length is refused */
+  in = fmemopen((void *)leaves, 100, "r");
+  CHECK(perf_script_add_leaves(p, in, "pass2", err, sizeof(err))==-1);
+  CHECK(strncmp(err, "pass2: 2 samples, where the first pass read 4", 46)==0);
+  fclose(in);
+  perf_profile_free(p);
+}
+
 static void test_malformed(void){
   /* a frame before any header */
   EXPECT_ERROR("\t  1130 leaf (/tmp/bench)\n", "t.txt:1: expected a sample header");
@@ -375,6 +415,7 @@ int main(void){
   test_names();
   test_no_callchain_and_srcline();
   test_header_times();
+  test_empty_chains();
   test_malformed();
   test_empty();
   test_many_symbols();
