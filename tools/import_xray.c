@@ -296,7 +296,14 @@ int cmd_import_xray(int argc, char **argv){
   if( rc==1 ) return 0;
   if( rc ) return 2;
   kill_env = getenv("FNT_TEST_KILL_AFTER_CHUNK");
-  if( kill_env && kill_env[0] ) kill_after = strtoll(kill_env, 0, 10);
+  if( kill_env && kill_env[0] ){
+    char *end;
+    kill_after = strtoll(kill_env, &end, 10);
+    if( *end || kill_after<0 ){
+      cli_error(CMD, "FNT_TEST_KILL_AFTER_CHUNK: '%s' is not a chunk number", kill_env);
+      return 2;
+    }
+  }
 
   /* 1. Everything is read and checked before the warehouse is touched. */
   if( o.room && room_load(o.room, &room, err, sizeof(err)) ){
