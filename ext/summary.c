@@ -383,8 +383,21 @@ static int sumColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   return SQLITE_OK;
 }
 
+/* The rowid must name the same run in every xFilter of a statement (the
+** OR optimization dedups by rowid), whatever was filtered: a hash of the
+** run_id (FNV-1a, then a 64-bit mix).  Collisions: odds 2^-64 a pair. */
 static int sumRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = ((SumCursor*)cur)->iRow + 1;
+  SumCursor *pCur = (SumCursor*)cur;
+  sqlite3_uint64 h = 0xcbf29ce484222325ULL;
+  const unsigned char *z;
+  if( pCur->iRow>=pCur->nRow ){ *pRowid = 0; return SQLITE_OK; }
+  for(z=(const unsigned char*)pCur->aRow[pCur->iRow].az[SUM_RUN_ID]; *z; z++){
+    h ^= *z;
+    h *= 0x100000001b3ULL;
+  }
+  h ^= h >> 30; h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27; h *= 0x94d049bb133111ebULL;
+  *pRowid = (sqlite3_int64)(h ^ (h >> 31));
   return SQLITE_OK;
 }
 
