@@ -297,6 +297,7 @@ static int sumLoad(SumCursor *pCur, const fnt_predicate *pPred, char **pzErr){
 /* Folds the sorted chunk rows of each run into its first row. */
 static void sumFold(SumCursor *pCur){
   int i, j, k, n = 0;
+  if( pCur->nRow==0 ) return;
   qsort(pCur->aRow, (size_t)pCur->nRow, sizeof(SumRow), sumCmpRunChunk);
   for(i=0; i<pCur->nRow; i=j){
     SumRow *pRun = &pCur->aRow[i];

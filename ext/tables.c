@@ -413,7 +413,7 @@ static void fntTextSetMerge(FntTextSet *pDst, FntTextSet *pNew){
     return;
   }
   for(i=0, j=0; i<pDst->n; i++){
-    if( bsearch(&pDst->az[i], pNew->az, (size_t)pNew->n, sizeof(char*),
+    if( pNew->n>0 && bsearch(&pDst->az[i], pNew->az, (size_t)pNew->n, sizeof(char*),
                 fntCmpStr) ){
       pDst->az[j++] = pDst->az[i];
     }else{
