@@ -584,7 +584,12 @@ static int fold_stream(folder *f, FILE *in, XXH3_state_t *hs){
     if( hs ) XXH3_64bits_update(hs, line, len);
     f->lineno++;
     if( memchr(line, 0, len) ){
-      rc = fail(f, "NUL byte in the text (is this perf script output?)");
+      if( f->lineno==1 && len>=8 && memcmp(line, "PERFILE2", 8)==0 ){
+        rc = fail(f, "this is a perf.data (magic PERFILE2), not `perf script` text:"
+                  " give its file name");
+      }else{
+        rc = fail(f, "NUL byte in the text (is this `perf script` output?)");
+      }
       break;
     }
     while( len>0 && (line[len-1]=='\n' || line[len-1]=='\r') ) len--;

@@ -366,6 +366,15 @@ static void test_malformed(void){
     CHECK(strncmp(err, "t.txt:2: NUL byte", 17)==0);
     fclose(in);
   }
+  {
+    char err[256];
+    static const char data[] = "PERFILE2h\0\0\0\0\0\0\0\n\1\2";
+    perf_profile *p = 0;
+    FILE *in = fmemopen((void *)data, sizeof(data)-1, "r");
+    CHECK(perf_script_fold(in, "t.txt", &p, err, sizeof(err))==-1);
+    CHECK(strncmp(err, "t.txt:1: this is a perf.data", 28)==0);
+    fclose(in);
+  }
 }
 
 static void test_empty(void){
