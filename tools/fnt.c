@@ -19,6 +19,7 @@ static const struct {
   {"ls",          cmd_ls,          "list runs and profiles, newest first"},
   {"heat",        cmd_heat,        "the hottest functions of a run"},
   {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
+  {"bench",       cmd_bench,       "benchmark fntrace against plain SQLite on a synthetic trace"},
 };
 #define NCOMMANDS (sizeof(commands)/sizeof(commands[0]))
 

@@ -15,6 +15,7 @@ int cmd_import_perf(int argc, char **argv);   /* import_perf.c */
 int cmd_ls(int argc, char **argv);            /* read.c */
 int cmd_heat(int argc, char **argv);          /* read.c */
 int cmd_sql(int argc, char **argv);           /* read.c */
+int cmd_bench(int argc, char **argv);         /* bench.c */
 
 /* The warehouse to use: `opt` when given, else $FNT_WAREHOUSE, else
 ** "./fnt-warehouse". */
@@ -23,6 +24,10 @@ const char *cli_warehouse(const char *opt);
 /* Opens (creating) the warehouse; on failure prints "fnt: DIR: why" to
 ** stderr and returns NULL. */
 fnt_store *cli_open(const char *dir);
+
+/* The fntrace extension beside this executable (build/fnt -> build/fntrace),
+** for sqlite3_load_extension or .load; 0, or -1 when it cannot be located. */
+int cli_extension_path(char *out, size_t n);
 
 /* "fnt <cmd>: <message>" to stderr, printf-style. */
 void cli_error(const char *cmd, const char *fmt, ...)

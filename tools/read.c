@@ -214,7 +214,7 @@ int cmd_heat(int argc, char **argv){
 }
 
 /* The extension beside this executable: build/fnt -> build/fntrace. */
-static int extensionPath(char *out, size_t n){
+int cli_extension_path(char *out, size_t n){
   char self[PATH_MAX];
   ssize_t len = readlink("/proc/self/exe", self, sizeof(self)-1);
   char *slash;
@@ -244,7 +244,7 @@ int cmd_sql(int argc, char **argv){
            "  fnt sql 'SELECT * FROM fn_trace_run_summary'\n");
     return c=='h' ? 0 : 2;
   }
-  if( extensionPath(ext, sizeof(ext)) ){ cli_error("sql", "cannot locate the fntrace extension"); return 1; }
+  if( cli_extension_path(ext, sizeof(ext)) ){ cli_error("sql", "cannot locate the fntrace extension"); return 1; }
   snprintf(load, sizeof(load), ".load '%s'", ext);
   /* fnt_open('...') with quotes doubled. */
   q = open + snprintf(open, sizeof(open), "SELECT fnt_open('");

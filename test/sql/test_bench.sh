@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# test_bench.sh -- a smoke test of `fnt bench`: a small run of every system
+# (fntrace C API and SQL, plain and normalized SQLite) and of the snapshot
+# warehouse; the table is printed, the JSON after it parses, and every
+# figure is there with a number.  Figures themselves are not judged here:
+# 20,000 events under ASan say nothing about speed.  `fnt bench` itself
+# fails when the systems disagree (window rows, scan rows, heat totals).
+set -euo pipefail
+: "${FNT_BUILD:?FNT_BUILD must name the build folder}"
+command -v python3 >/dev/null || { echo "python3 not found"; exit 77; }
+
+tmp="${FNT_TEST_TMP:-/tmp}/bench-$$"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+out=$("$FNT_BUILD/fnt" bench --events 20000 --threads 4 --windows 50 \
+        --snapshot-runs 5 --dir "$tmp/scratch" --json 2>"$tmp/stderr") || {
+  echo "FAIL fnt bench exited with $?"; cat "$tmp/stderr"; exit 1; }
+echo "ok   fnt bench ran"
+
+for want in "figure" "filing rate" "bytes on disk/event" "window p99" \
+            "full scan, all columns" "heat of the run" "open + run summary"; do
+  if printf '%s\n' "$out" | grep -qF -- "$want"; then echo "ok   table: $want"
+  else echo "FAIL table lacks '$want'"; fail=1; fi
+done
+
+# Without --keep the scratch folders are gone; --dir itself (given) stays.
+if [ -z "$(ls -A "$tmp/scratch")" ]; then echo "ok   scratch removed"
+else echo "FAIL scratch left behind: $(ls "$tmp/scratch")"; fail=1; fi
+
+printf '%s\n' "$out" | sed -n '/^{/,$p' > "$tmp/bench.json"
+python3 - "$tmp/bench.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = ["filing_c", "filing_sql", "rss_filing_c", "rss_filing_sql", "bytes_c",
+        "bytes_sql", "window_p50_c", "window_p99_c", "window_p50_sql",
+        "window_p99_sql", "scan_c", "scan_sql", "heat_c", "heat_sql",
+        "snapshots_open_c", "snapshots_open_sql"]
+figs = {f["figure"]: f for f in d["figures"]}
+bad = [k for k in want if k not in figs]
+assert not bad, "figures missing: %s" % bad
+for k, f in figs.items():
+    assert isinstance(f["fntrace"], (int, float)), (k, f)
+    assert f["status"] in ("ok", "MISSED", "-"), (k, f)
+    assert (f["target"] is None) == (f["status"] == "-"), (k, f)
+    if not k.startswith("snapshots"):
+        for alt in ("plain", "normalized", "ratio_plain", "ratio_normalized"):
+            assert isinstance(f[alt], (int, float)), (k, alt, f)
+    if not k.startswith("rss"):
+        assert f["fntrace"] > 0, (k, f)
+assert d["events"] == 20000 and d["threads"] == 4, d
+assert d["snapshots"]["runs"] == 5 and d["snapshots"]["summary_rows"] == 5, d["snapshots"]
+assert 8 <= d["trace"]["mean_depth"] <= 18, d["trace"]
+print("ok   JSON: %d figures, all present" % len(figs))
+PY
+
+# Usage errors are exit status 2 with a message naming the option.
+if "$FNT_BUILD/fnt" bench --events nope >/dev/null 2>"$tmp/err"; then
+  echo "FAIL --events nope accepted"; fail=1
+elif grep -q -- "--events" "$tmp/err"; then echo "ok   bad --events refused"
+else echo "FAIL bad --events: $(cat "$tmp/err")"; fail=1; fi
+"$FNT_BUILD/fnt" bench --help | grep -q "example" && echo "ok   --help" \
+  || { echo "FAIL --help"; fail=1; }
+
+exit $fail

@@ -1,0 +1,1416 @@
+/*
+** bench.c -- `fnt bench`: fntrace against the plain SQLite schemas a user
+** would otherwise pick, side by side on one synthetic trace (synth.h).
+**
+** Systems: fntrace through the C API (fnt_file_chunk of fnt_store.h, scans,
+** fnt_heat_compute), fntrace through SQL (fnt_file_chunk(json) bound as
+** text, the virtual tables, fnt_heat), a plain SQLite table with the nine
+** columns of fn_trace_events and indexes on (run_id, seq_no) and
+** (run_id, t_ns), and a normalized SQLite schema (runs and functions in
+** their own tables).  Each system files the run in a forked child, so that
+** the child's ru_maxrss is that system's peak memory, then answers the
+** queries in another child, so no system warms the next one's heap.  Only
+** the filing calls are timed, not the generation of events or JSON text.
+** Every system's answers are cross-checked (window row counts, scan row
+** counts, heat totals): a figure for wrong rows would be worthless.
+*/
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "fnt.h"
+#include "synth.h"
+
+#define CHECKPOINT 100           /* t_ns is remembered every this many events */
+
+enum { SYS_FNT_C, SYS_FNT_SQL, SYS_PLAIN, SYS_NORM, NSYS };
+static const char *const sysName[NSYS] = {
+  "fntrace C API", "fntrace SQL", "plain SQLite", "normalized SQLite"
+};
+static const char *const sysDir[NSYS] = { "wh-c", "wh-sql", "plain", "normalized" };
+
+typedef struct bench_opts {
+  synth_config sc;
+  const char *dir;
+  int keep, only_fnt, only_sqlite, skip_snapshots;
+  const char *json;            /* NULL: none; "-": stdout; else a file */
+  uint64_t chunk_events;
+  int windows;
+  uint64_t window_events;
+  int snap_runs, snap_chunks;
+} bench_opts;
+
+/* What a child sends back through its pipe (plain data only). */
+typedef struct sys_result {
+  int ok;
+  double file_s;
+  uint64_t json_bytes;
+  double win_p50, win_p99;
+  uint64_t win_rows_bad;       /* windows that did not return window_events rows */
+  double scan_s;
+  uint64_t scan_rows;
+  double heat_s;
+  uint64_t heat_rows;
+  int64_t heat_calls, heat_self;
+} sys_result;
+
+typedef struct sys_figures {
+  int ran;
+  sys_result r;
+  long file_rss_kb;
+  double disk_bytes;
+} sys_figures;
+
+typedef struct snap_figures {
+  int ran;
+  double build_s;
+  double sql_ms, c_ms;
+  uint64_t sql_rows, c_rows;
+} snap_figures;
+
+typedef struct bench {
+  bench_opts o;
+  char root[PATH_MAX];
+  char path[NSYS][PATH_MAX + 32];
+  char snapPath[PATH_MAX + 32];
+  char ext[PATH_MAX + 16];
+  char runId[64];
+  uint64_t *cp;                /* cp[i]: t_ns of event i*CHECKPOINT */
+  uint64_t *starts;            /* first seq_no of each window */
+  synth_stats ss;
+  long gen_rss_kb;
+  sys_figures sys[NSYS];
+  snap_figures snap;
+} bench;
+
+static double now(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec*1e-9;
+}
+
+static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress(const char *fmt, ...){
+  va_list ap;
+  fprintf(stderr, "bench: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+/* ------------------------------------------------------------------------
+** Children.  fn runs in a forked child and fills a sys_result, which comes
+** back through a pipe; *rss_kb gets the child's peak resident set.
+*/
+static int inChild(int (*fn)(bench *, int, sys_result *), bench *b, int sys,
+                   sys_result *out, long *rss_kb){
+  int fd[2], status;
+  pid_t pid;
+  struct rusage ru;
+  size_t got = 0;
+  if( pipe(fd) ){ progress("pipe: %s", strerror(errno)); return 1; }
+  fflush(stdout);
+  fflush(stderr);
+  pid = fork();
+  if( pid<0 ){ progress("fork: %s", strerror(errno)); return 1; }
+  if( pid==0 ){
+    sys_result r;
+    const char *p = (const char*)&r;
+    size_t n = sizeof(r);
+    close(fd[0]);
+    memset(&r, 0, sizeof(r));
+    r.ok = fn(b, sys, &r)==0;
+    while( n>0 ){
+      ssize_t w = write(fd[1], p, n);
+      if( w<=0 ) _exit(1);
+      p += w; n -= (size_t)w;
+    }
+    fflush(stderr);
+    _exit(r.ok ? 0 : 1);
+  }
+  close(fd[1]);
+  while( got<sizeof(*out) ){
+    ssize_t n = read(fd[0], (char*)out + got, sizeof(*out) - got);
+    if( n<=0 ) break;
+    got += (size_t)n;
+  }
+  close(fd[0]);
+  if( wait4(pid, &status, 0, &ru)<0 ){ progress("wait4: %s", strerror(errno)); return 1; }
+  if( rss_kb ) *rss_kb = ru.ru_maxrss;
+  if( got!=sizeof(*out) || !WIFEXITED(status) || WEXITSTATUS(status)!=0 || !out->ok ){
+    progress("%s: the child failed (status %d)", sys>=0 ? sysName[sys] : "snapshots", status);
+    return 1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+** SQLite helpers.
+*/
+static sqlite3 *openDb(const char *file){
+  sqlite3 *db = 0;
+  if( sqlite3_open(file, &db)!=SQLITE_OK ){
+    progress("%s: %s", file, db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return 0;
+  }
+  return db;
+}
+
+static int exec(sqlite3 *db, const char *sql){
+  char *err = 0;
+  if( sqlite3_exec(db, sql, 0, 0, &err)!=SQLITE_OK ){
+    progress("%s: %s", sql, err ? err : sqlite3_errmsg(db));
+    sqlite3_free(err);
+    return 1;
+  }
+  return 0;
+}
+
+static sqlite3_stmt *prep(sqlite3 *db, const char *sql){
+  sqlite3_stmt *st = 0;
+  if( sqlite3_prepare_v2(db, sql, -1, &st, 0)!=SQLITE_OK ){
+    progress("%s: %s", sql, sqlite3_errmsg(db));
+    return 0;
+  }
+  return st;
+}
+
+/* An in-memory connection with fntrace loaded and warehouse `dir` open. */
+static sqlite3 *openFntrace(bench *b, const char *dir){
+  sqlite3 *db = openDb(":memory:");
+  sqlite3_stmt *st;
+  char *err = 0;
+  int rc;
+  if( db==0 ) return 0;
+  sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, (int*)0);
+  if( sqlite3_load_extension(db, b->ext, "sqlite3_fntrace_init", &err)!=SQLITE_OK ){
+    progress("cannot load %s: %s", b->ext, err ? err : "?");
+    sqlite3_free(err);
+    sqlite3_close(db);
+    return 0;
+  }
+  st = prep(db, "SELECT fnt_open(?1)");
+  if( st==0 ){ sqlite3_close(db); return 0; }
+  sqlite3_bind_text(st, 1, dir, -1, SQLITE_STATIC);
+  rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if( rc!=SQLITE_ROW ){
+    progress("fnt_open('%s'): %s", dir, sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return 0;
+  }
+  return db;
+}
+
+/* Steps `st` to the end, reading every column as a client would.
+** @return rows, or -1 on error (reported). */
+static int64_t drain(sqlite3_stmt *st, uint64_t *sink){
+  int64_t rows = 0;
+  int rc, i, n = sqlite3_column_count(st);
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+    for(i=0; i<n; i++){
+      if( sqlite3_column_type(st, i)==SQLITE_TEXT ){
+        const unsigned char *z = sqlite3_column_text(st, i);
+        *sink += (uint64_t)sqlite3_column_bytes(st, i) + z[0];
+      }else{
+        *sink += (uint64_t)sqlite3_column_int64(st, i);
+      }
+    }
+    rows++;
+  }
+  if( rc!=SQLITE_DONE ){
+    progress("%s: %s", sqlite3_sql(st), sqlite3_errmsg(sqlite3_db_handle(st)));
+    return -1;
+  }
+  return rows;
+}
+
+/* ------------------------------------------------------------------------
+** Filing.
+*/
+static const char *kindName(int k){ return fnt_kind_name(k); }
+
+static void initChunk(bench *b, fnt_chunk *c, uint64_t chunk, uint64_t chunks,
+                      const fnt_function *fn, size_t nfn){
+  memset(c, 0, sizeof(*c));
+  c->repo = "bench/synth";
+  c->commit = "0123456789abcdef";
+  c->run_id = b->runId;
+  c->ts_micros = 1764680000000000LL;
+  c->target = "synth";
+  c->source = "synth";
+  c->chunk = (int64_t)chunk;
+  c->chunks = (int64_t)chunks;
+  c->total_events = (int64_t)b->o.sc.events;
+  c->threads = b->o.sc.threads;
+  c->functions = fn;
+  c->n_functions = nfn;
+}
+
+typedef struct textbuf { char *z; size_t n, cap; } textbuf;
+
+static int tbReserve(textbuf *t, size_t more){
+  if( t->n + more > t->cap ){
+    size_t cap = (t->n + more)*2;
+    char *z = realloc(t->z, cap);
+    if( z==0 ) return 1;
+    t->z = z; t->cap = cap;
+  }
+  return 0;
+}
+static void tbStr(textbuf *t, const char *s){
+  size_t n = strlen(s);
+  memcpy(t->z + t->n, s, n);
+  t->n += n;
+}
+static void tbU64(textbuf *t, uint64_t v){
+  char tmp[24];
+  int k = 0;
+  do{ tmp[k++] = (char)('0' + v%10); v /= 10; }while( v );
+  while( k>0 ) t->z[t->n++] = tmp[--k];
+}
+/* A JSON string; synth symbols and stable_ids need no escapes but '"'/'\\'. */
+static void tbJsonStr(textbuf *t, const char *s){
+  t->z[t->n++] = '"';
+  for(; *s; s++){
+    if( *s=='"' || *s=='\\' ) t->z[t->n++] = '\\';
+    t->z[t->n++] = *s;
+  }
+  t->z[t->n++] = '"';
+}
+
+/* The SPEC §4 chunk JSON of `c` into `t`. */
+static int chunkJson(const fnt_chunk *c, textbuf *t){
+  size_t i;
+  t->n = 0;
+  if( tbReserve(t, 1024 + c->n_functions*256 + c->n_events*64) ) return 1;
+  tbStr(t, "{\"repo\":\""); tbStr(t, c->repo);
+  tbStr(t, "\",\"commit\":\""); tbStr(t, c->commit);
+  tbStr(t, "\",\"run_id\":\""); tbStr(t, c->run_id);
+  tbStr(t, "\",\"ts_micros\":"); tbU64(t, (uint64_t)c->ts_micros);
+  tbStr(t, ",\"target\":\""); tbStr(t, c->target);
+  tbStr(t, "\",\"source\":\""); tbStr(t, c->source);
+  tbStr(t, "\",\"chunk\":"); tbU64(t, (uint64_t)c->chunk);
+  tbStr(t, ",\"chunks\":"); tbU64(t, (uint64_t)c->chunks);
+  tbStr(t, ",\"total_events\":"); tbU64(t, (uint64_t)c->total_events);
+  tbStr(t, ",\"duration_ns\":"); tbU64(t, (uint64_t)c->duration_ns);
+  tbStr(t, ",\"truncated\":false,\"threads\":"); tbU64(t, (uint64_t)c->threads);
+  tbStr(t, ",\"functions\":[");
+  for(i=0; i<c->n_functions; i++){
+    const fnt_function *f = &c->functions[i];
+    tbStr(t, i ? ",{\"symbol\":" : "{\"symbol\":");
+    tbJsonStr(t, f->symbol);
+    tbStr(t, ",\"stable_id\":");
+    if( f->stable_id ) tbJsonStr(t, f->stable_id); else tbStr(t, "null");
+    tbStr(t, f->local ? ",\"local\":true}" : ",\"local\":false}");
+  }
+  tbStr(t, "],\"events\":[");
+  for(i=0; i<c->n_events; i++){
+    const fnt_event *e = &c->events[i];
+    tbStr(t, i ? ",[" : "[");
+    tbU64(t, e->thread); t->z[t->n++] = ',';
+    tbU64(t, e->seq_no); t->z[t->n++] = ',';
+    tbU64(t, e->t_ns); t->z[t->n++] = ',';
+    tbU64(t, e->function); tbStr(t, ",\"");
+    tbStr(t, kindName(e->kind)); tbStr(t, "\"]");
+  }
+  tbStr(t, "]}");
+  t->z[t->n] = 0;
+  return 0;
+}
+
+static const char plainSchema[] =
+  "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+  "CREATE TABLE events(repo TEXT NOT NULL, \"commit\" TEXT, run_id TEXT NOT NULL,"
+  " thread INTEGER, seq_no INTEGER, t_ns INTEGER, stable_id TEXT, kind TEXT,"
+  " symbol TEXT NOT NULL);"
+  "CREATE INDEX events_seq ON events(run_id, seq_no);"
+  "CREATE INDEX events_t ON events(run_id, t_ns);";
+
+static const char normSchema[] =
+  "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+  "CREATE TABLE runs(id INTEGER PRIMARY KEY, run_id TEXT NOT NULL UNIQUE,"
+  " repo TEXT NOT NULL, \"commit\" TEXT);"
+  "CREATE TABLE functions(id INTEGER PRIMARY KEY, symbol TEXT NOT NULL UNIQUE,"
+  " stable_id TEXT);"
+  "CREATE TABLE events(run INTEGER NOT NULL REFERENCES runs, thread INTEGER,"
+  " seq_no INTEGER, t_ns INTEGER, kind TEXT, fn INTEGER NOT NULL REFERENCES functions);"
+  "CREATE INDEX events_seq ON events(run, seq_no);"
+  "CREATE INDEX events_t ON events(run, t_ns);";
+
+/* Files the run into system `sys`; r->file_s is the time spent in the
+** filing calls (fnt_file_chunk, or the inserts and commits). */
+static int fileRun(bench *b, int sys, sys_result *r){
+  synth *s = synth_new(&b->o.sc);
+  fnt_event *ev = malloc(b->o.chunk_events * sizeof(fnt_event));
+  uint64_t chunks = (b->o.sc.events + b->o.chunk_events - 1)/b->o.chunk_events, k;
+  const fnt_function *fn;
+  size_t nfn, n, i;
+  fnt_store *st = 0;
+  sqlite3 *db = 0;
+  sqlite3_stmt *ins = 0, *insFn = 0;
+  textbuf tb = {0};
+  int rc = 1;
+  char file[PATH_MAX + 64];
+  if( s==0 || ev==0 ){ progress("out of memory"); goto done; }
+  fn = synth_functions(s, &nfn);
+  switch( sys ){
+    case SYS_FNT_C:
+      if( (st = cli_open(b->path[sys]))==0 ) goto done;
+      break;
+    case SYS_FNT_SQL:
+      if( (db = openFntrace(b, b->path[sys]))==0 ) goto done;
+      if( (ins = prep(db, "SELECT fnt_file_chunk(?1)"))==0 ) goto done;
+      break;
+    case SYS_PLAIN:
+      snprintf(file, sizeof(file), "%s/plain.db", b->path[sys]);
+      if( (db = openDb(file))==0 || exec(db, plainSchema) ) goto done;
+      if( (ins = prep(db, "INSERT INTO events VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)"))==0 ) goto done;
+      break;
+    default:
+      snprintf(file, sizeof(file), "%s/normalized.db", b->path[sys]);
+      if( (db = openDb(file))==0 || exec(db, normSchema) ) goto done;
+      if( (ins = prep(db, "INSERT INTO events VALUES(1,?1,?2,?3,?4,?5)"))==0 ) goto done;
+      if( (insFn = prep(db, "INSERT OR IGNORE INTO functions VALUES(?1,?2,?3)"))==0 ) goto done;
+      break;
+  }
+  for(k=0; (n = synth_next(s, ev, b->o.chunk_events))>0; k++){
+    fnt_chunk c;
+    double t0;
+    initChunk(b, &c, k, chunks, fn, nfn);
+    c.events = ev;
+    c.n_events = n;
+    c.duration_ns = (int64_t)ev[n-1].t_ns;
+    if( sys==SYS_FNT_SQL && chunkJson(&c, &tb) ){ progress("out of memory"); goto done; }
+    t0 = now();
+    if( sys==SYS_FNT_C ){
+      int frc = fnt_file_chunk(st, &c);
+      if( frc!=1 ){
+        progress("fnt_file_chunk: chunk %llu: %s", (unsigned long long)k,
+                 frc<0 ? fnt_errmsg(st) : "already filed");
+        goto done;
+      }
+    }else if( sys==SYS_FNT_SQL ){
+      sqlite3_bind_text(ins, 1, tb.z, (int)tb.n, SQLITE_STATIC);
+      if( sqlite3_step(ins)!=SQLITE_ROW || sqlite3_column_int(ins, 0)!=1 ){
+        progress("fnt_file_chunk(json): chunk %llu: %s", (unsigned long long)k,
+                 sqlite3_errmsg(db));
+        goto done;
+      }
+      sqlite3_reset(ins);
+      r->json_bytes += tb.n;
+    }else{
+      if( exec(db, "BEGIN") ) goto done;
+      if( sys==SYS_NORM && k==0 ){
+        if( exec(db, "INSERT INTO runs VALUES(1, 'bench-run', 'bench/synth', '0123456789abcdef')") ) goto done;
+      }
+      if( sys==SYS_NORM ){
+        /* Every chunk brings its function table, as a filer would. */
+        for(i=0; i<nfn; i++){
+          sqlite3_bind_int64(insFn, 1, (sqlite3_int64)i + 1);
+          sqlite3_bind_text(insFn, 2, fn[i].symbol, -1, SQLITE_STATIC);
+          if( fn[i].stable_id ) sqlite3_bind_text(insFn, 3, fn[i].stable_id, -1, SQLITE_STATIC);
+          else sqlite3_bind_null(insFn, 3);
+          if( sqlite3_step(insFn)!=SQLITE_DONE ){ progress("functions: %s", sqlite3_errmsg(db)); goto done; }
+          sqlite3_reset(insFn);
+        }
+      }
+      for(i=0; i<n; i++){
+        const fnt_event *e = &ev[i];
+        const fnt_function *f = &fn[e->function];
+        int j = 1;
+        if( sys==SYS_PLAIN ){
+          sqlite3_bind_text(ins, j++, c.repo, -1, SQLITE_STATIC);
+          sqlite3_bind_text(ins, j++, c.commit, -1, SQLITE_STATIC);
+          sqlite3_bind_text(ins, j++, b->runId, -1, SQLITE_STATIC);
+        }
+        sqlite3_bind_int64(ins, j++, e->thread);
+        sqlite3_bind_int64(ins, j++, (sqlite3_int64)e->seq_no);
+        sqlite3_bind_int64(ins, j++, (sqlite3_int64)e->t_ns);
+        if( sys==SYS_PLAIN ){
+          if( f->stable_id ) sqlite3_bind_text(ins, j++, f->stable_id, -1, SQLITE_STATIC);
+          else sqlite3_bind_null(ins, j++);
+        }
+        sqlite3_bind_text(ins, j++, kindName(e->kind), -1, SQLITE_STATIC);
+        if( sys==SYS_PLAIN ) sqlite3_bind_text(ins, j++, f->symbol, -1, SQLITE_STATIC);
+        else sqlite3_bind_int64(ins, j++, (sqlite3_int64)e->function + 1);
+        if( sqlite3_step(ins)!=SQLITE_DONE ){ progress("insert: %s", sqlite3_errmsg(db)); goto done; }
+        sqlite3_reset(ins);
+      }
+      if( exec(db, "COMMIT") ) goto done;
+    }
+    r->file_s += now() - t0;
+    progress("%s: filed chunk %llu/%llu (%.2f s so far)", sysName[sys],
+             (unsigned long long)k+1, (unsigned long long)chunks, r->file_s);
+  }
+  if( sys==SYS_PLAIN || sys==SYS_NORM ){
+    double t0 = now();
+    if( exec(db, "PRAGMA wal_checkpoint(TRUNCATE)") ) goto done;
+    r->file_s += now() - t0;
+  }
+  rc = 0;
+done:
+  sqlite3_finalize(ins);
+  sqlite3_finalize(insFn);
+  sqlite3_close(db);
+  fnt_close(st);
+  free(tb.z);
+  free(ev);
+  synth_free(s);
+  return rc;
+}
+
+/* Generation alone, for the baseline of the memory figures. */
+static int generateOnly(bench *b, int sys, sys_result *r){
+  synth *s = synth_new(&b->o.sc);
+  fnt_event *ev = malloc(b->o.chunk_events * sizeof(fnt_event));
+  (void)sys; (void)r;
+  if( s==0 || ev==0 ){ free(ev); synth_free(s); return 1; }
+  while( synth_next(s, ev, b->o.chunk_events)>0 ){}
+  free(ev);
+  synth_free(s);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------
+** Heat over a plain table: SPEC §5, straightforwardly, over rows
+** (thread, t_ns, kind, stable_id, symbol) in seq_no order.
+*/
+typedef struct frame { uint32_t fn; int64_t start, above; } frame;
+typedef struct hthread {
+  int64_t id, last_t;
+  frame *stack; size_t depth, cap;
+  uint32_t *on;               /* frames of each function on this stack */
+  size_t n_on;
+} hthread;
+typedef struct plain_heat {
+  char **keys; uint64_t *hashes; size_t nfn, capfn;
+  uint32_t *slots; size_t nslot;      /* open addressing: fn+1, 0 = empty */
+  int64_t *incl, *self, *calls;
+  hthread *th; size_t nth;
+} plain_heat;
+
+static int heatGrow(plain_heat *h){
+  size_t cap = h->capfn ? h->capfn*2 : 1024, i;
+  if( (h->keys = realloc(h->keys, cap*sizeof(char*)))==0 ) return 1;
+  if( (h->hashes = realloc(h->hashes, cap*sizeof(uint64_t)))==0 ) return 1;
+  if( (h->incl = realloc(h->incl, cap*sizeof(int64_t)))==0 ) return 1;
+  if( (h->self = realloc(h->self, cap*sizeof(int64_t)))==0 ) return 1;
+  if( (h->calls = realloc(h->calls, cap*sizeof(int64_t)))==0 ) return 1;
+  free(h->slots);
+  h->nslot = cap*2;
+  if( (h->slots = calloc(h->nslot, sizeof(uint32_t)))==0 ) return 1;
+  for(i=0; i<h->nfn; i++){
+    size_t j = h->hashes[i] & (h->nslot-1);
+    while( h->slots[j] ) j = (j+1) & (h->nslot-1);
+    h->slots[j] = (uint32_t)i + 1;
+  }
+  h->capfn = cap;
+  return 0;
+}
+
+/* The id of `key`, added when new; -1 when out of memory. */
+static int64_t heatKey(plain_heat *h, const char *key, size_t len){
+  uint64_t hv = XXH3_64bits(key, len);
+  size_t j;
+  if( h->nfn*2 >= h->capfn && heatGrow(h) ) return -1;
+  for(j = hv & (h->nslot-1); h->slots[j]; j = (j+1) & (h->nslot-1)){
+    uint32_t f = h->slots[j] - 1;
+    if( h->hashes[f]==hv && strcmp(h->keys[f], key)==0 ) return f;
+  }
+  if( (h->keys[h->nfn] = strdup(key))==0 ) return -1;
+  h->hashes[h->nfn] = hv;
+  h->incl[h->nfn] = h->self[h->nfn] = h->calls[h->nfn] = 0;
+  h->slots[j] = (uint32_t)h->nfn + 1;
+  return (int64_t)h->nfn++;
+}
+
+static hthread *heatThread(plain_heat *h, int64_t id){
+  size_t i;
+  for(i=0; i<h->nth; i++) if( h->th[i].id==id ) return &h->th[i];
+  if( (h->th = realloc(h->th, (h->nth+1)*sizeof(hthread)))==0 ) return 0;
+  memset(&h->th[h->nth], 0, sizeof(hthread));
+  h->th[h->nth].id = id;
+  return &h->th[h->nth++];
+}
+
+static void heatPop(plain_heat *h, hthread *t, int64_t at){
+  frame *f = &t->stack[--t->depth];
+  int64_t d = at - f->start;
+  h->calls[f->fn]++;
+  h->self[f->fn] += d - f->above;
+  if( --t->on[f->fn]==0 ) h->incl[f->fn] += d;
+  if( t->depth>0 ) t->stack[t->depth-1].above += d;
+}
+
+static int heatEvent(plain_heat *h, int64_t thread, int64_t t, int isEntry,
+                     const char *key, size_t keyLen){
+  hthread *th = heatThread(h, thread);
+  int64_t f = heatKey(h, key, keyLen);
+  if( th==0 || f<0 ) return 1;
+  th->last_t = t;
+  if( (size_t)f >= th->n_on ){
+    size_t n = h->capfn, i;
+    if( (th->on = realloc(th->on, n*sizeof(uint32_t)))==0 ) return 1;
+    for(i=th->n_on; i<n; i++) th->on[i] = 0;
+    th->n_on = n;
+  }
+  if( isEntry ){
+    if( th->depth==th->cap ){
+      th->cap = th->cap ? th->cap*2 : 64;
+      if( (th->stack = realloc(th->stack, th->cap*sizeof(frame)))==0 ) return 1;
+    }
+    th->stack[th->depth].fn = (uint32_t)f;
+    th->stack[th->depth].start = t;
+    th->stack[th->depth].above = 0;
+    th->depth++;
+    th->on[f]++;
+  }else if( th->on[f]>0 ){
+    uint32_t popped;
+    do{
+      popped = th->stack[th->depth-1].fn;
+      heatPop(h, th, t);
+    }while( popped!=(uint32_t)f );
+  }
+  return 0;
+}
+
+static int plainHeat(sqlite3_stmt *st, sys_result *r){
+  plain_heat h;
+  int rc, bad = 0;
+  size_t i;
+  char *key = 0;
+  size_t keyCap = 0;
+  memset(&h, 0, sizeof(h));
+  while( !bad && (rc = sqlite3_step(st))==SQLITE_ROW ){
+    const char *kind = (const char*)sqlite3_column_text(st, 2);
+    const char *sid = (const char*)sqlite3_column_text(st, 3);
+    const char *sym = (const char*)sqlite3_column_text(st, 4);
+    size_t n;
+    if( sid && sid[0] ){
+      n = (size_t)sqlite3_column_bytes(st, 3);
+      if( n+2>keyCap ){ keyCap = 2*n+64; if( (key = realloc(key, keyCap))==0 ){ bad = 1; break; } }
+      memcpy(key, sid, n+1);
+    }else{
+      n = (size_t)sqlite3_column_bytes(st, 4) + 1;
+      if( n+2>keyCap ){ keyCap = 2*n+64; if( (key = realloc(key, keyCap))==0 ){ bad = 1; break; } }
+      key[0] = '?';
+      memcpy(key+1, sym ? sym : "", n);
+    }
+    bad = heatEvent(&h, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                    kind && strcmp(kind, "entry")==0, key, n);
+  }
+  if( bad ) progress("heat over the plain table: out of memory");
+  else if( rc!=SQLITE_DONE ){
+    progress("%s: %s", sqlite3_sql(st), sqlite3_errmsg(sqlite3_db_handle(st)));
+    bad = 1;
+  }
+  for(i=0; i<h.nth; i++){
+    hthread *t = &h.th[i];
+    while( !bad && t->depth>0 ) heatPop(&h, t, t->last_t);
+    free(t->stack);
+    free(t->on);
+  }
+  for(i=0; i<h.nfn; i++){
+    if( h.calls[i]>0 ){
+      r->heat_rows++;
+      r->heat_calls += h.calls[i];
+      r->heat_self += h.self[i];
+    }
+    free(h.keys[i]);
+  }
+  free(h.keys); free(h.hashes); free(h.slots);
+  free(h.incl); free(h.self); free(h.calls); free(h.th); free(key);
+  return bad;
+}
+
+/* ------------------------------------------------------------------------
+** Queries.
+*/
+static int cmpDouble(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+
+static void windowBounds(bench *b, int w, int64_t *from, int64_t *to, int64_t *after){
+  uint64_t s = b->starts[w];
+  *from = (int64_t)b->cp[s/CHECKPOINT];
+  *to = (int64_t)b->cp[(s + b->o.window_events)/CHECKPOINT] - 1;
+  *after = (int64_t)s - 1;
+}
+
+static const char *const sqlWindow[NSYS] = {
+  0,
+  "SELECT thread, seq_no, t_ns, stable_id, kind, symbol FROM fn_trace_events"
+  " WHERE run_id = ?1 AND t_ns BETWEEN ?2 AND ?3 AND seq_no > ?4"
+  " ORDER BY seq_no LIMIT ?5",
+  "SELECT thread, seq_no, t_ns, stable_id, kind, symbol FROM events"
+  " WHERE run_id = ?1 AND t_ns BETWEEN ?2 AND ?3 AND seq_no > ?4"
+  " ORDER BY seq_no LIMIT ?5",
+  "SELECT e.thread, e.seq_no, e.t_ns, f.stable_id, e.kind, f.symbol"
+  " FROM events e JOIN functions f ON f.id = e.fn"
+  " WHERE e.run = (SELECT id FROM runs WHERE run_id = ?1)"
+  " AND e.t_ns BETWEEN ?2 AND ?3 AND e.seq_no > ?4 ORDER BY e.seq_no LIMIT ?5",
+};
+static const char *const sqlScan[NSYS] = {
+  0,
+  "SELECT * FROM fn_trace_events WHERE run_id = ?1",
+  "SELECT * FROM events WHERE run_id = ?1",
+  "SELECT r.repo, r.\"commit\", r.run_id, e.thread, e.seq_no, e.t_ns,"
+  " f.stable_id, e.kind, f.symbol FROM events e JOIN runs r ON r.id = e.run"
+  " JOIN functions f ON f.id = e.fn WHERE r.run_id = ?1",
+};
+static const char *const sqlHeat[NSYS] = {
+  0,
+  "SELECT count(*), sum(calls), sum(self_ns) FROM fnt_heat(?1)",
+  "SELECT thread, t_ns, kind, stable_id, symbol FROM events"
+  " WHERE run_id = ?1 ORDER BY seq_no",
+  "SELECT e.thread, e.t_ns, e.kind, f.stable_id, f.symbol"
+  " FROM events e JOIN functions f ON f.id = e.fn"
+  " WHERE e.run = (SELECT id FROM runs WHERE run_id = ?1) ORDER BY e.seq_no",
+};
+
+/* fntrace's C API: the window, the scan and the heat. */
+static int queryC(bench *b, sys_result *r, double *lat){
+  fnt_store *st = cli_open(b->path[SYS_FNT_C]);
+  fnt_snapshot *snap = 0;
+  fnt_scan *sc = 0;
+  fnt_heat *h = 0;
+  fnt_predicate p;
+  const char *runs[1];
+  uint64_t sink = 0;
+  double t0;
+  int w, rc, col, more = 0;
+  size_t i, n;
+  if( st==0 ) return 1;
+  runs[0] = b->runId;
+  rc = fnt_snapshot_current(st, &snap);
+  for(w=0; rc==FNT_OK && w<b->o.windows; w++){
+    int64_t from, to, after, rows = 0;
+    windowBounds(b, w, &from, &to, &after);
+    t0 = now();
+    fnt_predicate_init(&p);
+    p.run_ids = runs; p.n_run_ids = 1;
+    p.t_min = from; p.t_max = to;
+    p.seq_min = after + 1;
+    p.ordered = 1;
+    p.limit = (int64_t)b->o.window_events;
+    p.columns = 1u<<FNT_EV_THREAD | 1u<<FNT_EV_SEQ_NO | 1u<<FNT_EV_T_NS
+              | 1u<<FNT_EV_STABLE_ID | 1u<<FNT_EV_KIND | 1u<<FNT_EV_SYMBOL;
+    rc = fnt_scan_open(snap, FNT_TABLE_EVENTS, &p, &sc);
+    while( rc==FNT_OK && (more = fnt_scan_next(sc))==1 ){
+      const char *sid = fnt_scan_text(sc, FNT_EV_STABLE_ID, 0);
+      sink += (uint64_t)fnt_scan_int(sc, FNT_EV_THREAD) + (uint64_t)fnt_scan_int(sc, FNT_EV_SEQ_NO)
+            + (uint64_t)fnt_scan_int(sc, FNT_EV_T_NS) + (sid ? (uint64_t)sid[0] : 0)
+            + (uint64_t)fnt_scan_text(sc, FNT_EV_KIND, 0)[0] + (uint64_t)fnt_scan_text(sc, FNT_EV_SYMBOL, 0)[0];
+      rows++;
+    }
+    if( rc==FNT_OK && more<0 ) rc = more;
+    fnt_scan_close(sc); sc = 0;
+    lat[w] = now() - t0;
+    if( rows!=(int64_t)b->o.window_events ) r->win_rows_bad++;
+  }
+  if( rc==FNT_OK ){
+    t0 = now();
+    fnt_predicate_init(&p);
+    p.run_ids = runs; p.n_run_ids = 1;
+    rc = fnt_scan_open(snap, FNT_TABLE_EVENTS, &p, &sc);
+    while( rc==FNT_OK && (more = fnt_scan_next(sc))==1 ){
+      for(col=0; col<FNT_EV_NCOL; col++){
+        if( fnt_column_is_text(FNT_TABLE_EVENTS, col) ){
+          size_t len = 0;
+          const char *z = fnt_scan_text(sc, col, &len);
+          sink += len + (z ? (uint64_t)z[0] : 0);
+        }else{
+          sink += (uint64_t)fnt_scan_int(sc, col);
+        }
+      }
+      r->scan_rows++;
+    }
+    if( rc==FNT_OK && more<0 ) rc = more;
+    fnt_scan_close(sc);
+    r->scan_s = now() - t0;
+  }
+  if( rc==FNT_OK ){
+    t0 = now();
+    rc = fnt_heat_compute(snap, b->runId, &h);
+    r->heat_s = now() - t0;
+  }
+  if( rc==FNT_OK ){
+    const fnt_heat_row *hr = fnt_heat_rows(h);
+    n = fnt_heat_count(h);
+    r->heat_rows = n;
+    for(i=0; i<n; i++){ r->heat_calls += hr[i].calls; r->heat_self += hr[i].self_ns; }
+  }else{
+    progress("%s: %s", sysName[SYS_FNT_C], fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+  }
+  fnt_heat_free(h);
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+  if( sink==42 ) progress("(sink)");     /* keeps the reads from being optimized out */
+  return rc!=FNT_OK;
+}
+
+static int querySql(bench *b, int sys, sys_result *r, double *lat){
+  sqlite3 *db = 0;
+  sqlite3_stmt *st = 0;
+  uint64_t sink = 0;
+  double t0;
+  int w, rc = 1;
+  int64_t rows;
+  char file[PATH_MAX + 64];
+  if( sys==SYS_FNT_SQL ){
+    db = openFntrace(b, b->path[sys]);
+  }else{
+    snprintf(file, sizeof(file), "%s/%s.db", b->path[sys], sys==SYS_PLAIN ? "plain" : "normalized");
+    db = openDb(file);
+  }
+  if( db==0 ) return 1;
+  if( (st = prep(db, sqlWindow[sys]))==0 ) goto done;
+  for(w=0; w<b->o.windows; w++){
+    int64_t from, to, after;
+    windowBounds(b, w, &from, &to, &after);
+    t0 = now();
+    sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, from);
+    sqlite3_bind_int64(st, 3, to);
+    sqlite3_bind_int64(st, 4, after);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)b->o.window_events);
+    rows = drain(st, &sink);
+    sqlite3_reset(st);
+    lat[w] = now() - t0;
+    if( rows<0 ) goto done;
+    if( rows!=(int64_t)b->o.window_events ) r->win_rows_bad++;
+  }
+  sqlite3_finalize(st);
+  if( (st = prep(db, sqlScan[sys]))==0 ) goto done;
+  t0 = now();
+  sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
+  if( (rows = drain(st, &sink))<0 ) goto done;
+  r->scan_s = now() - t0;
+  r->scan_rows = (uint64_t)rows;
+  sqlite3_finalize(st);
+  if( (st = prep(db, sqlHeat[sys]))==0 ) goto done;
+  t0 = now();
+  sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
+  if( sys==SYS_FNT_SQL ){
+    if( sqlite3_step(st)!=SQLITE_ROW ){ progress("fnt_heat: %s", sqlite3_errmsg(db)); goto done; }
+    r->heat_rows = (uint64_t)sqlite3_column_int64(st, 0);
+    r->heat_calls = sqlite3_column_int64(st, 1);
+    r->heat_self = sqlite3_column_int64(st, 2);
+  }else if( plainHeat(st, r) ){
+    goto done;
+  }
+  r->heat_s = now() - t0;
+  rc = 0;
+done:
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  if( sink==42 ) progress("(sink)");
+  return rc;
+}
+
+static int queryRun(bench *b, int sys, sys_result *r){
+  double *lat = malloc((size_t)b->o.windows * sizeof(double));
+  int rc;
+  if( lat==0 ) return 1;
+  rc = sys==SYS_FNT_C ? queryC(b, r, lat) : querySql(b, sys, r, lat);
+  if( rc==0 ){
+    qsort(lat, (size_t)b->o.windows, sizeof(double), cmpDouble);
+    r->win_p50 = lat[(size_t)((b->o.windows - 1)*0.50)];
+    r->win_p99 = lat[(size_t)((b->o.windows - 1)*0.99)];
+  }
+  free(lat);
+  return rc;
+}
+
+/* ------------------------------------------------------------------------
+** Bytes on disk: what du counts (allocated blocks) under a folder.
+*/
+static uint64_t duTotal;
+static int duVisit(const char *p, const struct stat *sb, int flag, struct FTW *f){
+  (void)p; (void)f;
+  if( flag==FTW_F ) duTotal += (uint64_t)sb->st_blocks * 512;
+  return 0;
+}
+static double du(const char *dir){
+  duTotal = 0;
+  nftw(dir, duVisit, 16, FTW_PHYS);
+  return (double)duTotal;
+}
+static int rmVisit(const char *p, const struct stat *sb, int flag, struct FTW *f){
+  (void)sb; (void)flag; (void)f;
+  return remove(p);
+}
+static void removeTree(const char *dir){
+  nftw(dir, rmVisit, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ------------------------------------------------------------------------
+** Opening a warehouse of many snapshots.
+*/
+static int buildSnapshots(bench *b){
+  fnt_store *st = cli_open(b->snapPath);
+  fnt_function fn[2] = {{"main", "c bench/snap * main().", 1}, {"work", 0, 1}};
+  fnt_event ev[5];
+  char run[64];
+  int r, c, k;
+  double t0 = now();
+  if( st==0 ) return 1;
+  for(r=0; r<b->o.snap_runs; r++){
+    snprintf(run, sizeof(run), "snap-run-%05d", r);
+    for(c=0; c<b->o.snap_chunks; c++){
+      fnt_chunk ch;
+      int rc;
+      memset(&ch, 0, sizeof(ch));
+      ch.repo = "bench/snap"; ch.run_id = run; ch.ts_micros = 1764680000000000LL + r;
+      ch.target = "snap"; ch.source = "synth";
+      ch.chunk = c; ch.chunks = b->o.snap_chunks;
+      ch.total_events = 5*b->o.snap_chunks; ch.duration_ns = 1000; ch.threads = 1;
+      ch.functions = fn; ch.n_functions = 2;
+      for(k=0; k<5; k++){
+        ev[k].seq_no = (uint64_t)(c*5 + k);
+        ev[k].t_ns = (uint64_t)(c*5 + k)*10;
+        ev[k].thread = 1;
+        ev[k].function = k<2 ? (uint32_t)k : (k==4 ? 0 : 1);
+        ev[k].kind = k<2 ? FNT_KIND_ENTRY : FNT_KIND_EXIT;
+      }
+      ev[3].kind = FNT_KIND_ENTRY;       /* main{ work{} work{ } } ends open */
+      ch.events = ev; ch.n_events = 5;
+      rc = fnt_file_chunk(st, &ch);
+      if( rc!=1 ){
+        progress("snapshots: %s chunk %d: %s", run, c, rc<0 ? fnt_errmsg(st) : "already filed");
+        fnt_close(st);
+        return 1;
+      }
+    }
+    if( (r+1)%100==0 ){
+      progress("snapshots: %d/%d runs filed (%.1f s)", r+1, b->o.snap_runs, now()-t0);
+    }
+  }
+  b->snap.build_s = now() - t0;
+  fnt_close(st);
+  return 0;
+}
+
+/* In a fresh process: open + every row of fn_trace_run_summary (sys 1), or
+** fnt_open + the current snapshot + every fn_trace_runs row (sys 0).  The
+** result rides in sys_result: scan_s = the time, scan_rows = the rows. */
+static int openSnapshots(bench *b, int sys, sys_result *r){
+  double t0;
+  if( sys==1 ){
+    sqlite3 *db = openDb(":memory:");
+    sqlite3_stmt *st = 0;
+    uint64_t sink = 0;
+    char *err = 0;
+    int64_t rows;
+    if( db==0 ) return 1;
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, (int*)0);
+    if( sqlite3_load_extension(db, b->ext, "sqlite3_fntrace_init", &err)!=SQLITE_OK ){
+      progress("cannot load %s: %s", b->ext, err ? err : "?");
+      sqlite3_free(err);
+      sqlite3_close(db);
+      return 1;
+    }
+    t0 = now();
+    if( (st = prep(db, "SELECT fnt_open(?1)"))==0 ){ sqlite3_close(db); return 1; }
+    sqlite3_bind_text(st, 1, b->snapPath, -1, SQLITE_STATIC);
+    rows = drain(st, &sink);
+    sqlite3_finalize(st);
+    if( rows==1 && (st = prep(db, "SELECT * FROM fn_trace_run_summary"))!=0 ){
+      rows = drain(st, &sink);
+      sqlite3_finalize(st);
+    }else{
+      rows = -1;
+    }
+    r->scan_s = now() - t0;
+    r->scan_rows = rows<0 ? 0 : (uint64_t)rows;
+    sqlite3_close(db);
+    return rows<0;
+  }else{
+    fnt_store *st = 0;
+    fnt_snapshot *snap = 0;
+    fnt_scan *sc = 0;
+    fnt_predicate p;
+    int rc, more = 0;
+    t0 = now();
+    rc = fnt_open(b->snapPath, 0, &st);
+    if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &snap);
+    fnt_predicate_init(&p);
+    if( rc==FNT_OK ) rc = fnt_scan_open(snap, FNT_TABLE_RUNS, &p, &sc);
+    while( rc==FNT_OK && (more = fnt_scan_next(sc))==1 ) r->scan_rows++;
+    if( rc==FNT_OK && more<0 ) rc = more;
+    r->scan_s = now() - t0;
+    if( rc<0 ) progress("snapshots: %s", st && fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    fnt_scan_close(sc);
+    fnt_snapshot_release(snap);
+    fnt_close(st);
+    return rc<0;
+  }
+}
+
+/* ------------------------------------------------------------------------
+** The table.
+*/
+typedef struct figure {
+  const char *name, *via, *unit, *key;
+  double v[NSYS];             /* NaN: not measured */
+  int sysFnt;                 /* which fntrace system the row is about */
+  int op;                     /* 0 no target, 1 >=, -1 <= */
+  double target;
+} figure;
+
+#define NOVAL (-1.0)
+
+static int nFig;
+static figure figs[32];
+
+static figure *addFig(const char *key, const char *name, const char *via,
+                      const char *unit, int sysFnt, int op, double target){
+  figure *f = &figs[nFig++];
+  int i;
+  f->key = key; f->name = name; f->via = via; f->unit = unit;
+  f->sysFnt = sysFnt; f->op = op; f->target = target;
+  for(i=0; i<NSYS; i++) f->v[i] = NOVAL;
+  return f;
+}
+
+static const char *status(const figure *f){
+  double v = f->v[f->sysFnt];
+  if( f->op==0 || v==NOVAL ) return "-";
+  if( f->op>0 ) return v>=f->target ? "ok" : "MISSED";
+  return v<=f->target ? "ok" : "MISSED";
+}
+
+static void collectFigures(bench *b){
+  uint64_t n = b->o.sc.events;
+  int s;
+  figure *f;
+  nFig = 0;
+  for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
+    const char *via = s==SYS_FNT_C ? "C API" : "SQL";
+    int i;
+    f = addFig(s==SYS_FNT_C ? "filing_c" : "filing_sql", "filing rate", via,
+               "Mev/s", s, 1, s==SYS_FNT_C ? 10 : 3);
+    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
+      f->v[i] = (double)n / b->sys[i].r.file_s / 1e6;
+    f = addFig(s==SYS_FNT_C ? "rss_filing_c" : "rss_filing_sql", "peak RSS filing", via,
+               "MiB", s, 0, 0);
+    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
+      f->v[i] = (double)(b->sys[i].file_rss_kb - b->gen_rss_kb) / 1024.0;
+    f = addFig(s==SYS_FNT_C ? "bytes_c" : "bytes_sql", "bytes on disk/event", via,
+               "B", s, -1, 3.0);
+    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
+      f->v[i] = b->sys[i].disk_bytes / (double)n;
+  }
+  for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
+    const char *via = s==SYS_FNT_C ? "C API" : "SQL";
+    int i;
+    f = addFig(s==SYS_FNT_C ? "window_p50_c" : "window_p50_sql", "window p50", via, "ms", s, -1, 3);
+    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) ) f->v[i] = b->sys[i].r.win_p50*1e3;
+    f = addFig(s==SYS_FNT_C ? "window_p99_c" : "window_p99_sql", "window p99", via, "ms", s, -1, 6);
+    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) ) f->v[i] = b->sys[i].r.win_p99*1e3;
+  }
+  for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
+    const char *via = s==SYS_FNT_C ? "C API" : "SQL";
+    int i;
+    f = addFig(s==SYS_FNT_C ? "scan_c" : "scan_sql", "full scan, all columns", via, "Mev/s",
+               s, s==SYS_FNT_SQL ? 1 : 0, 5);
+    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
+      f->v[i] = (double)n / b->sys[i].r.scan_s / 1e6;
+  }
+  for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
+    const char *via = s==SYS_FNT_C ? "C API" : "SQL";
+    int i;
+    f = addFig(s==SYS_FNT_C ? "heat_c" : "heat_sql", "heat of the run", via, "Mev/s", s, 1, 30);
+    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
+      f->v[i] = (double)n / b->sys[i].r.heat_s / 1e6;
+  }
+  if( b->snap.ran ){
+    f = addFig("snapshots_open_c", "open + runs scan", "C API", "ms", SYS_FNT_C, 0, 0);
+    f->v[SYS_FNT_C] = b->snap.c_ms;
+    f = addFig("snapshots_open_sql", "open + run summary", "SQL", "ms", SYS_FNT_SQL, -1, 50);
+    f->v[SYS_FNT_SQL] = b->snap.sql_ms;
+  }
+}
+
+static void fmtVal(char *out, size_t n, double v){
+  if( v==NOVAL ) snprintf(out, n, "-");
+  else if( v>=100 ) snprintf(out, n, "%.0f", v);
+  else if( v>=10 ) snprintf(out, n, "%.1f", v);
+  else snprintf(out, n, "%.3g", v);
+}
+
+static void printTable(bench *b){
+  int i;
+  printf("\nfnt bench: %llu events, %u threads, %u functions, seed %llu, "
+         "%llu-event chunks, %d windows of %llu events\n",
+         (unsigned long long)b->o.sc.events, b->o.sc.threads, b->o.sc.functions,
+         (unsigned long long)b->o.sc.seed, (unsigned long long)b->o.chunk_events,
+         b->o.windows, (unsigned long long)b->o.window_events);
+  printf("trace: mean depth %.1f, max depth %d, %llu recursive entries, "
+         "%llu tail exits, %.3f s of trace\n\n",
+         b->ss.mean_depth, b->ss.max_depth, (unsigned long long)b->ss.recursive_entries,
+         (unsigned long long)b->ss.tail_exits, (double)b->ss.last_t_ns/1e9);
+  printf("%-23s %-6s %-6s %9s %9s %-6s %9s %8s %10s %8s\n", "figure", "via", "unit",
+         "fntrace", "target", "status", "plain", "fnt/pl", "normalized", "fnt/norm");
+  for(i=0; i<nFig; i++){
+    figure *f = &figs[i];
+    char v[32], t[32], p[32], rp[32], nm[32], rn[32];
+    double fv = f->v[f->sysFnt];
+    fmtVal(v, sizeof(v), fv);
+    if( f->op ) snprintf(t, sizeof(t), "%s %g", f->op>0 ? ">=" : "<=", f->target);
+    else snprintf(t, sizeof(t), "-");
+    fmtVal(p, sizeof(p), f->v[SYS_PLAIN]);
+    fmtVal(nm, sizeof(nm), f->v[SYS_NORM]);
+    fmtVal(rp, sizeof(rp), (fv==NOVAL || f->v[SYS_PLAIN]<=0) ? NOVAL : fv/f->v[SYS_PLAIN]);
+    fmtVal(rn, sizeof(rn), (fv==NOVAL || f->v[SYS_NORM]<=0) ? NOVAL : fv/f->v[SYS_NORM]);
+    printf("%-23s %-6s %-6s %9s %9s %-6s %9s %8s %10s %8s\n", f->name, f->via,
+           f->unit, v, t, status(f), p, rp, nm, rn);
+  }
+  printf("\nrates: higher is better; ms, MiB, B: lower is better.  fnt/pl and\n"
+         "fnt/norm are fntrace's figure divided by the alternative's.\n"
+         "peak RSS is the filing child's ru_maxrss minus the generator's own "
+         "(%.1f MiB).\n", (double)b->gen_rss_kb/1024.0);
+  if( b->snap.ran ){
+    printf("snapshots: a warehouse of %d runs x %d chunks (%d snapshots) filed in "
+           "%.1f s; opened in a fresh process (OS file cache warm).\n",
+           b->o.snap_runs, b->o.snap_chunks, b->o.snap_runs*b->o.snap_chunks, b->snap.build_s);
+  }
+  if( b->o.sc.events!=10000000 || b->o.sc.threads!=8 ){
+    printf("targets are set for --events 10000000 --threads 8 on a 2-core machine.\n");
+  }
+}
+
+static void jsonNum(FILE *out, double v){
+  if( v==NOVAL ) fputs("null", out); else fprintf(out, "%.6g", v);
+}
+
+static void writeJson(bench *b, FILE *out){
+  int i;
+  fprintf(out, "{\"events\": %llu, \"threads\": %u, \"functions\": %u, \"seed\": %llu,"
+          " \"chunk_events\": %llu, \"windows\": %d, \"window_events\": %llu,\n",
+          (unsigned long long)b->o.sc.events, b->o.sc.threads, b->o.sc.functions,
+          (unsigned long long)b->o.sc.seed, (unsigned long long)b->o.chunk_events,
+          b->o.windows, (unsigned long long)b->o.window_events);
+  fprintf(out, " \"trace\": {\"mean_depth\": %.3f, \"max_depth\": %d,"
+          " \"recursive_entries\": %llu, \"tail_exits\": %llu, \"last_t_ns\": %llu},\n",
+          b->ss.mean_depth, b->ss.max_depth, (unsigned long long)b->ss.recursive_entries,
+          (unsigned long long)b->ss.tail_exits, (unsigned long long)b->ss.last_t_ns);
+  fprintf(out, " \"generator_rss_kb\": %ld,\n", b->gen_rss_kb);
+  if( b->snap.ran ){
+    fprintf(out, " \"snapshots\": {\"runs\": %d, \"chunks_per_run\": %d, \"build_s\": %.3f,"
+            " \"open_summary_ms\": %.3f, \"open_scan_c_ms\": %.3f, \"summary_rows\": %llu},\n",
+            b->o.snap_runs, b->o.snap_chunks, b->snap.build_s, b->snap.sql_ms, b->snap.c_ms,
+            (unsigned long long)b->snap.sql_rows);
+  }else{
+    fprintf(out, " \"snapshots\": null,\n");
+  }
+  fprintf(out, " \"figures\": [\n");
+  for(i=0; i<nFig; i++){
+    figure *f = &figs[i];
+    double fv = f->v[f->sysFnt];
+    fprintf(out, "  {\"figure\": \"%s\", \"name\": \"%s\", \"via\": \"%s\", \"unit\": \"%s\", \"fntrace\": ",
+            f->key, f->name, f->via, f->unit);
+    jsonNum(out, fv);
+    fprintf(out, ", \"target\": ");
+    if( f->op ) fprintf(out, "\"%s %g\"", f->op>0 ? ">=" : "<=", f->target);
+    else fputs("null", out);
+    fprintf(out, ", \"status\": \"%s\", \"plain\": ", status(f));
+    jsonNum(out, f->v[SYS_PLAIN]);
+    fprintf(out, ", \"normalized\": ");
+    jsonNum(out, f->v[SYS_NORM]);
+    fprintf(out, ", \"ratio_plain\": ");
+    jsonNum(out, (fv==NOVAL || f->v[SYS_PLAIN]<=0) ? NOVAL : fv/f->v[SYS_PLAIN]);
+    fprintf(out, ", \"ratio_normalized\": ");
+    jsonNum(out, (fv==NOVAL || f->v[SYS_NORM]<=0) ? NOVAL : fv/f->v[SYS_NORM]);
+    fprintf(out, "}%s\n", i+1<nFig ? "," : "");
+  }
+  fprintf(out, " ]}\n");
+}
+
+/* ------------------------------------------------------------------------
+** The command.
+*/
+static void usage(FILE *out){
+  fprintf(out,
+    "usage: fnt bench [options]\n\n"
+    "Files one deterministic synthetic trace into fntrace (C API and SQL) and\n"
+    "into plain SQLite schemas, then times replay windows, a full scan, heat\n"
+    "and opening a warehouse of many snapshots; prints one table with the\n"
+    "figures, fntrace's targets and fntrace/alternative ratios.\n\n"
+    "  --events N         events of the run (default 1000000)\n"
+    "  --threads T        threads (default 8)\n"
+    "  --functions F      distinct functions (default 5000)\n"
+    "  --seed S           the trace's seed (default 1)\n"
+    "  --dir DIR          scratch folder (default: a temporary folder)\n"
+    "  --keep             keep the warehouses and databases afterwards\n"
+    "  --json [FILE]      also write the figures as JSON (stdout, after the table)\n"
+    "  --only fntrace|sqlite   run only fntrace, or only the SQLite alternatives\n"
+    "  --skip-snapshots   skip the 10,000-snapshot warehouse (slow to build)\n"
+    "  --windows K        replay windows (default 1000)\n"
+    "  --snapshot-runs R  runs of the snapshot warehouse, 10 chunks each (default 1000)\n"
+    "  --chunk-events N   events per filed chunk (default 1000000)\n\n"
+    "examples:\n"
+    "  fnt bench\n"
+    "  fnt bench --events 10000000 --json bench.json\n"
+    "  fnt bench --events 100000000 --only fntrace --skip-snapshots\n");
+}
+
+static int parseU64(const char *opt, const char *s, uint64_t lo, uint64_t *out){
+  char *end;
+  unsigned long long v;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if( errno || end==s || *end || s[0]=='-' || v<lo ){
+    cli_error("bench", "%s: expected a number >= %llu, not '%s'", opt,
+              (unsigned long long)lo, s);
+    return 1;
+  }
+  *out = v;
+  return 0;
+}
+
+static const struct option benchOpts[] = {
+  {"events",         required_argument, 0, 'e'},
+  {"threads",        required_argument, 0, 't'},
+  {"functions",      required_argument, 0, 'f'},
+  {"seed",           required_argument, 0, 's'},
+  {"dir",            required_argument, 0, 'd'},
+  {"keep",           no_argument,       0, 'k'},
+  {"json",           optional_argument, 0, 'j'},
+  {"only",           required_argument, 0, 'o'},
+  {"skip-snapshots", no_argument,       0, 'S'},
+  {"windows",        required_argument, 0, 'W'},
+  {"snapshot-runs",  required_argument, 0, 'R'},
+  {"chunk-events",   required_argument, 0, 'C'},
+  {"help",           no_argument,       0, 'h'},
+  {0, 0, 0, 0}
+};
+
+static int parseArgs(bench *b, int argc, char **argv){
+  bench_opts *o = &b->o;
+  uint64_t v;
+  int c;
+  o->sc.events = 1000000; o->sc.threads = 8; o->sc.functions = 5000; o->sc.seed = 1;
+  o->chunk_events = 1000000; o->windows = 1000; o->window_events = 10000;
+  o->snap_runs = 1000; o->snap_chunks = 10;
+  optind = 1;
+  while( (c = getopt_long(argc, argv, "+h", benchOpts, 0))!=-1 ){
+    switch( c ){
+      case 'e': if( parseU64("--events", optarg, 1000, &o->sc.events) ) return 2; break;
+      case 't': if( parseU64("--threads", optarg, 1, &v) || v>100000 ) return 2;
+                o->sc.threads = (uint32_t)v; break;
+      case 'f': if( parseU64("--functions", optarg, 1, &v) || v>10000000 ) return 2;
+                o->sc.functions = (uint32_t)v; break;
+      case 's': if( parseU64("--seed", optarg, 0, &o->sc.seed) ) return 2; break;
+      case 'd': o->dir = optarg; break;
+      case 'k': o->keep = 1; break;
+      case 'j':
+        o->json = optarg ? optarg : "-";
+        if( optarg==0 && optind<argc && argv[optind][0]!='-' ) o->json = argv[optind++];
+        break;
+      case 'o':
+        if( strcmp(optarg, "fntrace")==0 ) o->only_fnt = 1;
+        else if( strcmp(optarg, "sqlite")==0 ) o->only_sqlite = 1;
+        else{ cli_error("bench", "--only: expected fntrace or sqlite, not '%s'", optarg); return 2; }
+        break;
+      case 'S': o->skip_snapshots = 1; break;
+      case 'W': if( parseU64("--windows", optarg, 1, &v) || v>10000000 ) return 2;
+                o->windows = (int)v; break;
+      case 'R': if( parseU64("--snapshot-runs", optarg, 1, &v) || v>1000000 ) return 2;
+                o->snap_runs = (int)v; break;
+      case 'C': if( parseU64("--chunk-events", optarg, 1000, &o->chunk_events) ) return 2; break;
+      case 'h': usage(stdout); return 0;
+      default: usage(stderr); return 2;
+    }
+  }
+  if( optind<argc ){ cli_error("bench", "unexpected argument '%s'", argv[optind]); return 2; }
+  /* A window must fit strictly inside the run, on CHECKPOINT boundaries. */
+  while( o->window_events + CHECKPOINT >= o->sc.events ) o->window_events /= 2;
+  o->window_events -= o->window_events % CHECKPOINT;
+  if( o->window_events==0 ){ cli_error("bench", "--events: too few for a window"); return 2; }
+  return -1;
+}
+
+/* The t_ns checkpoints and the window starts, shared by every system. */
+static int prepareTrace(bench *b){
+  synth *s = synth_new(&b->o.sc);
+  fnt_event *ev = malloc(b->o.chunk_events * sizeof(fnt_event));
+  uint64_t seed = b->o.sc.seed * 0x9e3779b97f4a7c15ULL + 1, nStart;
+  size_t n, i;
+  int w;
+  b->cp = malloc((size_t)(b->o.sc.events/CHECKPOINT + 1) * sizeof(uint64_t));
+  b->starts = malloc((size_t)b->o.windows * sizeof(uint64_t));
+  if( s==0 || ev==0 || b->cp==0 || b->starts==0 ){
+    free(ev); synth_free(s); progress("out of memory"); return 1;
+  }
+  while( (n = synth_next(s, ev, b->o.chunk_events))>0 ){
+    for(i=0; i<n; i++){
+      if( ev[i].seq_no % CHECKPOINT==0 ) b->cp[ev[i].seq_no/CHECKPOINT] = ev[i].t_ns;
+    }
+  }
+  synth_stats_get(s, &b->ss);
+  nStart = (b->o.sc.events - b->o.window_events - 1)/CHECKPOINT + 1;
+  for(w=0; w<b->o.windows; w++){
+    seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+    b->starts[w] = (seed % nStart) * CHECKPOINT;
+  }
+  free(ev);
+  synth_free(s);
+  return 0;
+}
+
+/* The answers every system must agree on. */
+static int crossCheck(bench *b){
+  int i, ref = -1, bad = 0;
+  for(i=0; i<NSYS; i++){
+    sys_result *r = &b->sys[i].r;
+    if( !b->sys[i].ran ) continue;
+    if( r->win_rows_bad ){
+      progress("%s: %llu windows did not return %llu rows", sysName[i],
+               (unsigned long long)r->win_rows_bad, (unsigned long long)b->o.window_events);
+      bad = 1;
+    }
+    if( r->scan_rows!=b->o.sc.events ){
+      progress("%s: the full scan returned %llu rows, not %llu", sysName[i],
+               (unsigned long long)r->scan_rows, (unsigned long long)b->o.sc.events);
+      bad = 1;
+    }
+    if( ref<0 ){ ref = i; continue; }
+    if( r->heat_rows!=b->sys[ref].r.heat_rows || r->heat_calls!=b->sys[ref].r.heat_calls
+     || r->heat_self!=b->sys[ref].r.heat_self ){
+      progress("%s: heat (%llu rows, %lld calls, %lld self_ns) differs from %s's "
+               "(%llu, %lld, %lld)", sysName[i], (unsigned long long)r->heat_rows,
+               (long long)r->heat_calls, (long long)r->heat_self, sysName[ref],
+               (unsigned long long)b->sys[ref].r.heat_rows,
+               (long long)b->sys[ref].r.heat_calls, (long long)b->sys[ref].r.heat_self);
+      bad = 1;
+    }
+  }
+  return bad;
+}
+
+int cmd_bench(int argc, char **argv){
+  bench *b = calloc(1, sizeof(bench));
+  int rc = 1, i, made = 0, created[NSYS+1] = {0};
+  sys_result tmp;
+  if( b==0 ){ cli_error("bench", "out of memory"); return 1; }
+  if( (i = parseArgs(b, argc, argv))>=0 ){ free(b); return i; }
+  snprintf(b->runId, sizeof(b->runId), "bench-run");
+  if( cli_extension_path(b->ext, sizeof(b->ext)) ){
+    cli_error("bench", "cannot locate the fntrace extension beside this program");
+    goto done;
+  }
+  if( b->o.dir ){
+    snprintf(b->root, sizeof(b->root), "%s", b->o.dir);
+    if( mkdir(b->root, 0777) && errno!=EEXIST ){
+      cli_error("bench", "%s: %s", b->root, strerror(errno));
+      goto done;
+    }
+  }else{
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(b->root, sizeof(b->root), "%s/fnt-bench-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+    if( mkdtemp(b->root)==0 ){ cli_error("bench", "%s: %s", b->root, strerror(errno)); goto done; }
+    made = 1;
+  }
+  /* Fresh folders only: a benchmark must not measure (or delete) old data. */
+  for(i=0; i<=NSYS; i++){
+    char *p = i<NSYS ? b->path[i] : b->snapPath;
+    snprintf(p, PATH_MAX + 32, "%s/%s", b->root, i<NSYS ? sysDir[i] : "wh-snapshots");
+    if( mkdir(p, 0777) ){
+      cli_error("bench", "%s: %s (give --dir a folder without earlier bench results)",
+                p, strerror(errno));
+      goto done;
+    }
+    created[i] = 1;
+  }
+  progress("scratch folder %s", b->root);
+  if( prepareTrace(b) ) goto done;
+  progress("trace: %llu events, mean depth %.1f, max depth %d",
+           (unsigned long long)b->o.sc.events, b->ss.mean_depth, b->ss.max_depth);
+  if( inChild(generateOnly, b, -1, &tmp, &b->gen_rss_kb) ) goto done;
+
+  for(i=0; i<NSYS; i++){
+    sys_figures *sf = &b->sys[i];
+    if( (i<SYS_PLAIN && b->o.only_sqlite) || (i>=SYS_PLAIN && b->o.only_fnt) ) continue;
+    progress("%s: filing", sysName[i]);
+    if( inChild(fileRun, b, i, &sf->r, &sf->file_rss_kb) ) goto done;
+    sf->disk_bytes = du(b->path[i]);
+    {
+      double fileS = sf->r.file_s;
+      uint64_t jsonBytes = sf->r.json_bytes;
+      progress("%s: filed in %.2f s, %.2f bytes/event on disk%s", sysName[i], fileS,
+               sf->disk_bytes/(double)b->o.sc.events, "");
+      if( jsonBytes ) progress("%s: %.1f bytes of JSON per event", sysName[i],
+                               (double)jsonBytes/(double)b->o.sc.events);
+      progress("%s: windows, scan, heat", sysName[i]);
+      if( inChild(queryRun, b, i, &sf->r, 0) ) goto done;
+      sf->r.file_s = fileS;
+      sf->r.json_bytes = jsonBytes;
+    }
+    sf->ran = 1;
+    progress("%s: window p50 %.3f ms p99 %.3f ms, scan %.2f s, heat %.2f s",
+             sysName[i], sf->r.win_p50*1e3, sf->r.win_p99*1e3, sf->r.scan_s, sf->r.heat_s);
+  }
+  if( !b->o.skip_snapshots && !b->o.only_sqlite ){
+    progress("snapshots: filing %d runs x %d chunks", b->o.snap_runs, b->o.snap_chunks);
+    if( buildSnapshots(b) ) goto done;
+    if( inChild(openSnapshots, b, 1, &tmp, 0) ) goto done;
+    b->snap.sql_ms = tmp.scan_s*1e3;
+    b->snap.sql_rows = tmp.scan_rows;
+    memset(&tmp, 0, sizeof(tmp));
+    if( inChild(openSnapshots, b, 0, &tmp, 0) ) goto done;
+    b->snap.c_ms = tmp.scan_s*1e3;
+    b->snap.c_rows = tmp.scan_rows;
+    if( b->snap.sql_rows!=(uint64_t)b->o.snap_runs
+     || b->snap.c_rows!=(uint64_t)(b->o.snap_runs*b->o.snap_chunks) ){
+      progress("snapshots: fn_trace_run_summary gave %llu rows (want %d), fn_trace_runs %llu (want %d)",
+               (unsigned long long)b->snap.sql_rows, b->o.snap_runs,
+               (unsigned long long)b->snap.c_rows, b->o.snap_runs*b->o.snap_chunks);
+      goto done;
+    }
+    b->snap.ran = 1;
+  }
+  if( crossCheck(b) ) goto done;
+  collectFigures(b);
+  printTable(b);
+  if( b->o.json ){
+    if( strcmp(b->o.json, "-")==0 ){
+      printf("\n");
+      writeJson(b, stdout);
+    }else{
+      FILE *out = fopen(b->o.json, "w");
+      if( out==0 ){ cli_error("bench", "%s: %s", b->o.json, strerror(errno)); goto done; }
+      writeJson(b, out);
+      if( fclose(out) ){ cli_error("bench", "%s: %s", b->o.json, strerror(errno)); goto done; }
+    }
+  }
+  rc = 0;
+done:
+  if( !b->o.keep ){
+    for(i=0; i<=NSYS; i++){
+      if( created[i] ) removeTree(i<NSYS ? b->path[i] : b->snapPath);
+    }
+    if( made ) rmdir(b->root);
+  }else if( b->root[0] ){
+    progress("kept %s", b->root);
+  }
+  free(b->cp);
+  free(b->starts);
+  free(b);
+  return rc;
+}
