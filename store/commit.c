@@ -74,9 +74,12 @@ static int ioErr(fnt_store *st, const char *what, const char *path){
 }
 
 /* Writes `bytes` to a fresh file named DIR/<random>SUFFIX, durably: the
-** file and its folder are fsynced.  *rel gets the relative path. */
+** file is fsynced, and its folder too unless the name is a temporary one
+** (tmp/ names are linked elsewhere, and only the link must last).  *rel
+** gets the relative path. */
 static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
                         const fnt_buf *bytes, char **rel){
+  int syncDir = strcmp(dir, FNT_DIR_TMP)!=0;
   char name[33], *full = 0, *fullDir = 0;
   size_t n = strlen(dir) + 40 + strlen(suffix);
   int rc = FNT_OK;
@@ -93,7 +96,10 @@ static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
     fnt_io_unlink(full);
     goto done;
   }
-  if( fnt_io_fsync_dir(fullDir) ){ rc = ioErr(st, "cannot fsync", fullDir); goto done; }
+  if( syncDir && fnt_io_fsync_dir(fullDir) ){
+    rc = ioErr(st, "cannot fsync", fullDir);
+    goto done;
+  }
 done:
   fnt_free(full);
   fnt_free(fullDir);
@@ -366,62 +372,53 @@ static int cmpSeqIdx(const void *a, const void *b){
   return x->idx<y->idx ? -1 : x->idx>y->idx;
 }
 
-/* The events in seq_no order, functions renumbered to the used ones only.
-** Reports a repeated seq_no naming both events. */
-static int sortEvents(fnt_store *st, const fnt_chunk *c, fnt_event **outEv,
-                      fnt_function **outFns, size_t *nFns, uint32_t *remap){
-  size_t i, n = c->n_events, used = 0;
-  fnt_event *ev = fnt_malloc((n ? n : 1) * sizeof(fnt_event));
-  fnt_function *fns = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(fnt_function));
-  int sorted = 1;
-  *outEv = ev;
-  *outFns = fns;
-  if( ev==0 || fns==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+/* The events in seq_no order: the caller's array when it is sorted already
+** (the usual case: importers emit seq_no order), else a sorted copy in
+** *copy.  Reports a repeated seq_no naming both events. */
+static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
+                      fnt_event **copy){
+  size_t i, n = c->n_events;
+  seq_idx *order;
+  *out = c->events;
+  *copy = 0;
   for(i=1; i<n; i++){
-    if( c->events[i].seq_no<=c->events[i-1].seq_no ){ sorted = 0; break; }
+    if( c->events[i].seq_no<=c->events[i-1].seq_no ) break;
   }
-  if( sorted ){
-    if( n ) memcpy(ev, c->events, n*sizeof(fnt_event));
-  }else{
-    seq_idx *order = fnt_malloc(n*sizeof(seq_idx));
-    if( order==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-    for(i=0; i<n; i++){ order[i].seq = c->events[i].seq_no; order[i].idx = i; }
-    qsort(order, n, sizeof(seq_idx), cmpSeqIdx);
-    for(i=0; i<n; i++){
-      if( i>0 && order[i].seq==order[i-1].seq ){
-        int rc = fnt_err(st, FNT_E_INVALID, "events[%zu]: seq_no %llu repeats events[%zu]",
-                         order[i].idx, (unsigned long long)order[i].seq, order[i-1].idx);
-        fnt_free(order);
-        return rc;
-      }
-      ev[i] = c->events[order[i].idx];
-    }
+  if( i>=n ) return FNT_OK;
+  *copy = fnt_malloc(n*sizeof(fnt_event));
+  order = fnt_malloc(n*sizeof(seq_idx));
+  if( *copy==0 || order==0 ){
     fnt_free(order);
+    return fnt_err(st, FNT_E_NOMEM, "out of memory");
   }
-  for(i=0; i<c->n_functions; i++) remap[i] = UINT32_MAX;
+  for(i=0; i<n; i++){ order[i].seq = c->events[i].seq_no; order[i].idx = i; }
+  qsort(order, n, sizeof(seq_idx), cmpSeqIdx);
   for(i=0; i<n; i++){
-    uint32_t f = ev[i].function;
-    if( remap[f]==UINT32_MAX ){
-      remap[f] = (uint32_t)used;
-      fns[used++] = c->functions[f];
+    if( i>0 && order[i].seq==order[i-1].seq ){
+      int rc = fnt_err(st, FNT_E_INVALID, "events[%zu]: seq_no %llu repeats events[%zu]",
+                       order[i].idx, (unsigned long long)order[i].seq, order[i-1].idx);
+      fnt_free(order);
+      return rc;
     }
-    ev[i].function = remap[f];
+    (*copy)[i] = c->events[order[i].idx];
   }
-  *nFns = used;
+  fnt_free(order);
+  *out = *copy;
   return FNT_OK;
 }
 
 int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   commit_req q;
-  fnt_event *ev = 0;
+  const fnt_event *ev = 0;
+  fnt_event *sortedCopy = 0;
   fnt_function *fns = 0;
-  uint32_t *remap = 0;
-  uint64_t *thr = 0;
-  size_t nFns = 0, i;
+  uint32_t *remap = 0, nthreads = 0;
+  uint64_t *threadDict = 0;
+  size_t nFns = 0, i, n;
   fnt_seg_bounds b;
   fnt_value row[FNT_RUN_NCOL];
   int64_t mappedEvents = 0, mappedFns = 0, localFns = 0, mappedLocalFns = 0;
-  int64_t threads = c ? c->threads : 0, firstNs = 0, lastNs = 0;
+  int64_t firstNs = 0, lastNs = 0;
   int rc;
 
   if( st==0 || c==0 ) return FNT_E_MISUSE;
@@ -429,30 +426,37 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   memset(&q, 0, sizeof(q));
   rc = validateChunk(st, c);
   if( rc ) return rc;
-  remap = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(uint32_t));
-  if( remap==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-  rc = sortEvents(st, c, &ev, &fns, &nFns, remap);
+  n = c->n_events;
+  rc = sortEvents(st, c, &ev, &sortedCopy);
   if( rc ) goto done;
 
-  /* The run row's counts, derived from the chunk (SPEC §4). */
+  /* One pass: the functions the events use (renumbered densely, in order
+  ** of first use: remap[chunk index] = segment index + 1) and the run
+  ** row's counts (SPEC §4). */
+  remap = fnt_calloc(c->n_functions ? c->n_functions : 1, sizeof(uint32_t));
+  fns = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(fnt_function));
+  if( remap==0 || fns==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  for(i=0; i<n; i++){
+    uint32_t f = ev[i].function;
+    int64_t t = (int64_t)ev[i].t_ns;
+    if( remap[f]==0 ){
+      fns[nFns] = c->functions[f];
+      remap[f] = (uint32_t)++nFns;
+    }
+    mappedEvents += nonEmpty(c->functions[f].stable_id);
+    if( i==0 || t<firstNs ) firstNs = t;
+    if( i==0 || t>lastNs ) lastNs = t;
+  }
+  for(i=0; i<c->n_functions; i++) if( remap[i] ) remap[i]--;
   for(i=0; i<nFns; i++){
     int mapped = nonEmpty(fns[i].stable_id);
     mappedFns += mapped;
     localFns += fns[i].local!=0;
     mappedLocalFns += mapped && fns[i].local;
   }
-  for(i=0; i<c->n_events; i++){
-    mappedEvents += nonEmpty(fns[ev[i].function].stable_id);
-    if( i==0 || (int64_t)ev[i].t_ns<firstNs ) firstNs = (int64_t)ev[i].t_ns;
-    if( i==0 || (int64_t)ev[i].t_ns>lastNs ) lastNs = (int64_t)ev[i].t_ns;
-  }
-  if( threads<0 ){
-    uint32_t nthr;
-    if( fnt_distinct_threads(ev, c->n_events, &thr, &nthr) ){
-      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
-      goto done;
-    }
-    threads = nthr;
+  if( fnt_distinct_threads(ev, n, &threadDict, &nthreads) ){
+    rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    goto done;
   }
 
   q.operation = "file-chunk";
@@ -465,7 +469,8 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   if( c->n_events>0 ){
     pending_file *f = &q.files[q.n_files++];
     rc = fnt_segment_write_events(c->repo, nullIfEmpty(c->commit), c->run_id,
-                                  fns, nFns, ev, c->n_events, &f->bytes, &b);
+                                  fns, nFns, ev, n, remap, threadDict,
+                                  nthreads, &f->bytes, &b);
     if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the events segment"); goto done; }
     f->part_dir = partitionFolder(FNT_TABLE_EVENTS, c->run_id);
     f->entry.table = FNT_TABLE_EVENTS;
@@ -494,7 +499,7 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     row[FNT_RUN_MAPPED_FUNCTIONS].i = mappedFns;
     row[FNT_RUN_LOCAL_FUNCTIONS].i = localFns;
     row[FNT_RUN_MAPPED_LOCAL_FUNCTIONS].i = mappedLocalFns;
-    row[FNT_RUN_THREADS].i = threads;
+    row[FNT_RUN_THREADS].i = c->threads>=0 ? c->threads : (int64_t)nthreads;
     row[FNT_RUN_FIRST_NS].i = firstNs;
     row[FNT_RUN_LAST_NS].i = lastNs;
     row[FNT_RUN_TOTAL_EVENTS].i = c->total_events;
@@ -514,10 +519,10 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   rc = commitRequest(st, &q);
 done:
   requestFree(&q);
-  fnt_free(ev);
+  fnt_free(sortedCopy);
   fnt_free(fns);
   fnt_free(remap);
-  fnt_free(thr);
+  fnt_free(threadDict);
   return rc;
 }
 

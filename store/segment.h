@@ -39,12 +39,16 @@ typedef struct fnt_seg_bounds {
 int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
                          uint32_t *nout);
 
-/* Encodes an events segment.  `ev` is sorted by seq_no; ev[i].function
-** indexes `fns`.  Appends the file's bytes to `out`. */
+/* Encodes an events segment.  `ev` is sorted by seq_no; the segment's
+** function i is fns[i], and event e's is fns[remap[e.function]]; `threads`
+** is the sorted thread dictionary (fnt_distinct_threads).  Appends the
+** file's bytes to `out`. */
 int fnt_segment_write_events(const char *repo, const char *commit,
                              const char *run_id, const fnt_function *fns,
                              size_t n_fns, const fnt_event *ev, size_t n,
-                             fnt_buf *out, fnt_seg_bounds *bounds);
+                             const uint32_t *remap, const uint64_t *threads,
+                             uint32_t nthreads, fnt_buf *out,
+                             fnt_seg_bounds *bounds);
 
 /* Encodes a segment of `nrows` rows of table `t` (runs or profile), values
 ** row-major (nrows * fnt_table_ncol(t)).  Appends the bytes to `out`. */

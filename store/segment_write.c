@@ -132,17 +132,19 @@ static uint32_t threadIndex(const uint64_t *dict, uint32_t n, uint64_t t){
 int fnt_segment_write_events(const char *repo, const char *commit,
                              const char *run_id, const fnt_function *fns,
                              size_t n_fns, const fnt_event *ev, size_t n,
-                             fnt_buf *out, fnt_seg_bounds *bounds){
-  fnt_buf footer = {0}, rgmeta = {0}, raw = {0};
-  uint64_t *threads = 0, *cols = 0, *tmp;
-  uint32_t nthreads = 0;
+                             const uint32_t *remap, const uint64_t *threads,
+                             uint32_t nthreads, fnt_buf *out,
+                             fnt_seg_bounds *bounds){
+  fnt_buf footer = {0}, raw = {0};
+  uint64_t *cols = 0, *tmp;
   size_t i, rg, nrg = (n + FNT_RG_ROWS - 1) / FNT_RG_ROWS;
   int rc;
 
   memset(bounds, 0, sizeof(*bounds));
-  /* Thread dictionary: the distinct thread ids, sorted. */
   cols = fnt_malloc(6 * FNT_RG_ROWS * sizeof(uint64_t));
-  if( cols==0 || fnt_distinct_threads(ev, n, &threads, &nthreads) ){
+  /* Most of the file is column chunks of a few bytes a row: reserve once
+  ** rather than grow by copying. */
+  if( cols==0 || fnt_buf_reserve(out, 64 + n*4 + n_fns*96) ){
     rc = FNT_E_NOMEM;
     goto done;
   }
@@ -187,7 +189,7 @@ int fnt_segment_write_events(const char *repo, const char *commit,
       seq[i] = e->seq_no;
       t[i] = e->t_ns;
       kind[i] = e->kind;
-      fn[i] = e->function;
+      fn[i] = remap[e->function];
       if( (int64_t)e->t_ns<tmin ) tmin = (int64_t)e->t_ns;
       if( (int64_t)e->t_ns>tmax ) tmax = (int64_t)e->t_ns;
     }
@@ -214,9 +216,7 @@ int fnt_segment_write_events(const char *repo, const char *commit,
   rc = finishFile(out, &footer);
 done:
   fnt_buf_free(&footer);
-  fnt_buf_free(&rgmeta);
   fnt_buf_free(&raw);
-  fnt_free(threads);
   fnt_free(cols);
   return rc;
 }
