@@ -1,0 +1,165 @@
+"""Pushdown: a window of one big run reads only that run's overlapping row
+groups (SPEC §3, §5), as fnt_last_scan() and EXPLAIN QUERY PLAN show.
+
+One run of 1M events in 4 chunks of 250k (t_ns = 10 * seq_no), filed with
+fnt_file_chunk(), next to three small runs; then the SPEC §5 window query
+and its variants.  A row group holds 16384 rows (store/segment.h), so a
+chunk file has 16 of them.
+"""
+import json
+import os
+import sqlite3
+import tempfile
+
+import pytest
+
+BUILD = os.environ.get("FNT_BUILD", "build")
+EXT = os.path.join(BUILD, "fntrace")
+RUN = "big-run"
+N_CHUNK = 250_000
+CHUNKS = 4
+RG = 16384
+
+WINDOW = ("SELECT thread, seq_no, t_ns, stable_id, kind, symbol FROM fn_trace_events "
+          "WHERE run_id = :run AND t_ns BETWEEN :from AND :to AND seq_no > :after "
+          "ORDER BY seq_no LIMIT :limit")
+
+
+def chunk_json(c):
+    funs = [{"symbol": "f%d" % i, "stable_id": ("c r * f%d()." % i) if i % 3 else None,
+             "local": True} for i in range(50)]
+    lo = c * N_CHUNK
+    events = [[1 + (s % 4), s, 10 * s, s % 50, "entry" if s % 2 == 0 else "exit"]
+              for s in range(lo, lo + N_CHUNK)]
+    return json.dumps({"repo": "acme/big", "run_id": RUN, "ts_micros": 1764680000000000,
+                       "target": "t", "source": "xray", "chunk": c, "chunks": CHUNKS,
+                       "total_events": CHUNKS * N_CHUNK, "duration_ns": 10 * CHUNKS * N_CHUNK,
+                       "truncated": False, "functions": funs, "events": events})
+
+
+def small_json(run_id, repo):
+    return json.dumps({"repo": repo, "run_id": run_id, "ts_micros": 1764680000000001,
+                       "target": "t", "source": "xray", "chunk": 0, "chunks": 1,
+                       "total_events": 3, "duration_ns": 30, "truncated": False,
+                       "functions": [{"symbol": "g", "local": False}],
+                       "events": [[1, 0, 0, 0, "entry"], [1, 5, 10, 0, "exit"],
+                                  [2, 9, 20, 0, "entry"]]})
+
+
+@pytest.fixture(scope="module")
+def db():
+    base = os.environ.get("FNT_TEST_TMP")
+    if base:
+        os.makedirs(base, exist_ok=True)
+    wh = tempfile.mkdtemp(prefix="pushdown-", dir=base)
+    conn = sqlite3.connect(":memory:")
+    conn.enable_load_extension(True)
+    conn.load_extension(EXT)
+    conn.execute("SELECT fnt_open(?)", (wh,))
+    for run_id, repo in [("small-1", "acme/big"), ("small-2", "acme/other"),
+                         ("small-3", "acme/other")]:
+        assert conn.execute("SELECT fnt_file_chunk(?)", (small_json(run_id, repo),)).fetchone() == (1,)
+    for c in range(CHUNKS):
+        assert conn.execute("SELECT fnt_file_chunk(?)", (chunk_json(c),)).fetchone() == (1,)
+    yield conn
+    conn.close()
+
+
+def last_scan(conn):
+    return json.loads(conn.execute("SELECT fnt_last_scan()").fetchone()[0])
+
+
+def plan(conn, sql, params=()):
+    return " ".join(r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+
+
+def test_window_reads_few_row_groups(db):
+    # A window inside chunk 2: seq_no 600000.. (t_ns 6000000..)
+    p = {"run": RUN, "from": 6_000_000, "to": 6_100_000, "after": 600_100, "limit": 500}
+    rows = db.execute(WINDOW, p).fetchall()
+    assert len(rows) == 500
+    assert [r[1] for r in rows] == list(range(600_101, 600_601))
+    assert all(r[2] == 10 * r[1] for r in rows)
+    s = last_scan(db)
+    # only chunk 2 overlaps the window: the other chunks and the small runs'
+    # files are pruned from the manifest, never opened
+    assert s["files_opened"] == 1, s
+    assert s["files_skipped"] >= 3 + 3, s
+    # t_ns 6000000..6100000 is 10001 rows: at most 2 row groups of 16384
+    # (the scan stops past the window: later groups are not even counted)
+    assert 1 <= s["row_groups_read"] <= 2, s
+    assert s["row_groups_skipped"] >= 1, s
+    assert s["rows_decoded"] <= 2 * RG, s
+
+
+def test_window_plan(db):
+    p = {"run": RUN, "from": 0, "to": 1, "after": 0, "limit": 5}
+    eqp = plan(db, WINDOW, p)
+    # every constraint consumed, and the ORDER BY: no sorter.  (SQLite 3.40
+    # offers no LIMIT to xBestIndex when the WHERE has a BETWEEN; the scan
+    # stops anyway when SQLite stops stepping.)
+    for tok in ("run_id=", "t_ns>=", "t_ns<=", "seq_no>", "order"):
+        assert tok in eqp, eqp
+    assert "TEMP B-TREE" not in eqp, eqp
+    # the same window written with >= and <=: LIMIT consumed too
+    sql = WINDOW.replace("BETWEEN :from AND :to", ">= :from AND t_ns <= :to")
+    eqp = plan(db, sql, p)
+    for tok in ("run_id=", "t_ns>=", "t_ns<=", "seq_no>", "limit", "order"):
+        assert tok in eqp, eqp
+    assert "TEMP B-TREE" not in eqp, eqp
+    rows = db.execute(sql, {"run": RUN, "from": 10, "to": 10**9, "after": 3,
+                            "limit": 7}).fetchall()
+    assert [r[1] for r in rows] == list(range(4, 11))
+    s = last_scan(db)
+    assert s["files_opened"] == 1 and s["row_groups_read"] == 1, s
+
+
+def test_limit_stops_early(db):
+    # LIMIT pushed: one row group decoded out of 64
+    rows = db.execute("SELECT seq_no FROM fn_trace_events WHERE run_id = ? "
+                      "ORDER BY seq_no LIMIT 10 OFFSET 20", (RUN,)).fetchall()
+    assert [r[0] for r in rows] == list(range(20, 30))
+    s = last_scan(db)
+    assert s["row_groups_read"] == 1 and s["files_opened"] == 1, s
+    eqp = plan(db, "SELECT seq_no FROM fn_trace_events WHERE run_id = 'big-run' "
+                   "ORDER BY seq_no LIMIT 10 OFFSET 20")
+    assert "limit offset order" in eqp, eqp
+
+
+def test_run_and_thread_filters(db):
+    # IN on run_id: only the listed runs' files are opened
+    n = db.execute("SELECT count(*) FROM fn_trace_events "
+                   "WHERE run_id IN ('small-2', 'small-3', 'nope')").fetchone()[0]
+    assert n == 6
+    s = last_scan(db)
+    assert s["files_opened"] == 2 and s["files_skipped"] == 5, s
+    assert "run_id=IN" in plan(db, "SELECT * FROM fn_trace_events "
+                                   "WHERE run_id IN ('small-2', 'small-3')")
+    # repo: the big run's 4 files and small-1
+    n = db.execute("SELECT count(*) FROM fn_trace_events WHERE repo = 'acme/other'").fetchone()[0]
+    assert n == 6
+    assert last_scan(db)["files_opened"] == 2
+    # seq_no window across a chunk boundary: two files, one row group each
+    rows = db.execute("SELECT seq_no FROM fn_trace_events WHERE run_id = ? AND "
+                      "seq_no BETWEEN 249990 AND 250009 ORDER BY seq_no", (RUN,)).fetchall()
+    assert [r[0] for r in rows] == list(range(249_990, 250_010))
+    s = last_scan(db)
+    assert s["files_opened"] == 2 and s["row_groups_read"] == 2, s
+    # thread and kind are applied by the store, exactly
+    n = db.execute("SELECT count(*) FROM fn_trace_events WHERE run_id = ? AND thread = 2 "
+                   "AND kind = 'exit' AND seq_no < 1000", (RUN,)).fetchone()[0]
+    assert n == 250          # s % 4 == 1 and s odd, s < 1000
+    eqp = plan(db, "SELECT * FROM fn_trace_events WHERE run_id = 'x' AND thread = 2 "
+                   "AND kind = 'exit' AND stable_id = 'c r * f1().'")
+    for tok in ("run_id=", "thread=", "kind=", "stable_id="):
+        assert tok in eqp, eqp
+
+
+def test_unread_columns_not_decoded(db):
+    # colUsed reaches the store: a count(*) asks for no column at all
+    eqp = plan(db, "SELECT count(*) FROM fn_trace_events")
+    assert "cols=0" in eqp, eqp
+    # bits 2 and 5: run_id (SQLite counts the WHERE's columns too) and t_ns
+    eqp = plan(db, "SELECT t_ns FROM fn_trace_events WHERE run_id = 'x'")
+    assert "cols=24" in eqp, eqp
+    assert db.execute("SELECT count(*) FROM fn_trace_events").fetchone()[0] == 1_000_009
