@@ -191,7 +191,7 @@ int elf_symbols_load(const char *path, elf_symbols **out, char *err, size_t errl
     goto fail;
   }
   s->size = (size_t)sb.st_size;
-  if( s->size >= sizeof(Elf64_Ehdr) ){
+  if( S_ISREG(sb.st_mode) && s->size >= sizeof(Elf64_Ehdr) ){
     s->map = mmap(0, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
   }
   close(fd);

@@ -421,6 +421,11 @@ int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen){
     if( fd>=0 ) close(fd);
     return -1;
   }
+  if( !S_ISREG(sb.st_mode) ){
+    close(fd);
+    snprintf(err, errlen, "not a regular file");
+    return -1;
+  }
   if( sb.st_size < HEADER_SIZE ){
     close(fd);
     snprintf(err, errlen, "offset 0: truncated header (%lld bytes, an XRay log header has %d)",
