@@ -276,6 +276,49 @@ static void run_functions_free(run_functions *rf){
   free(rf->fn); free(rf->key); free(rf->val); free(rf->of_event);
 }
 
+/* A re-import must cut the run the same way, or chunks already filed and
+** chunks filed now would overlap (idempotency is per (run_id, chunk)).
+** Returns 0 when the run is absent or filed with the same chunks and
+** total_events; else reports the difference and returns -1. */
+static int check_same_cut(fnt_store *st, const char *log_path, const char *run_id,
+                          int64_t chunks, int64_t total){
+  fnt_snapshot *snap = 0;
+  fnt_scan *sc = 0;
+  fnt_predicate p;
+  const char *ids[1];
+  int rc, status = 0;
+  rc = fnt_snapshot_current(st, &snap);
+  if( rc==FNT_OK ){
+    fnt_predicate_init(&p);
+    ids[0] = run_id;
+    p.run_ids = ids;
+    p.n_run_ids = 1;
+    p.columns = (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS);
+    rc = fnt_scan_open(snap, FNT_TABLE_RUNS, &p, &sc);
+  }
+  while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
+    int64_t c = fnt_scan_int(sc, FNT_RUN_CHUNKS), n = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
+    if( c!=chunks || n!=total ){
+      cli_error(CMD, "%s: run '%s' is already filed as %lld chunk(s) of %lld events in all; "
+                "this import makes %lld chunk(s) of %lld: use the same log and "
+                "--chunk-events, or another --run-id", log_path, run_id, (long long)c,
+                (long long)n, (long long)chunks, (long long)total);
+      status = -1;
+      break;
+    }
+    rc = FNT_OK;
+  }
+  if( rc<0 ){
+    const char *m = fnt_errmsg(st);
+    cli_error(CMD, "%s: reading the runs of the warehouse: %s", log_path,
+              m && m[0] ? m : fnt_strerror(rc));
+    status = -1;
+  }
+  fnt_scan_close(sc);
+  fnt_snapshot_release(snap);
+  return status;
+}
+
 int cmd_import_xray(int argc, char **argv){
   opts o;
   char err[512];
@@ -360,6 +403,7 @@ int cmd_import_xray(int argc, char **argv){
   warehouse = cli_warehouse(o.warehouse);
   st = cli_open(warehouse);
   if( !st ) goto done;
+  if( check_same_cut(st, o.log, run_id, chunks, (int64_t)log.n_events) ) goto done;
   {
     size_t per = log.n_events < (uint64_t)o.chunk_events ? log.n_events : (size_t)o.chunk_events;
     ev = malloc((per ? per : 1)*sizeof(*ev));

@@ -100,6 +100,14 @@ fi
 grep -q "0 filed, $chunks already filed" "$T/again.out" || { cat "$T/again.out"; fail "re-import filed something"; }
 [ "$(q "$WH" <<<"SELECT count(*) FROM fn_trace_events WHERE run_id = '$BRUN';")" = "$n" ] \
   || fail "re-import changed the events"
+# ... and one cut differently would overlap the filed chunks: refused
+rc=0
+"$FNT" import-xray --warehouse "$WH" --repo test/xray --chunk-events 3000 \
+       --binary "$T/prog" "$BLOG" >/dev/null 2>"$T/cut.err" || rc=$?
+[ "$rc" = 1 ] && grep -q "is already filed as $chunks chunk(s) of $n events" "$T/cut.err" \
+  || { cat "$T/cut.err"; fail "a re-import with another --chunk-events was not refused"; }
+[ "$(q "$WH" <<<"SELECT count(*) FROM fn_trace_events WHERE run_id = '$BRUN';")" = "$n" ] \
+  || fail "a refused re-import changed the events"
 
 # --- truncated and corrupted logs: an error with the offset, nothing filed -
 WH2="$T/wh-bad"
