@@ -361,6 +361,16 @@ def test_escapes_decode_to_utf8(db):
     assert sym == 'caf\u00e9 \U0001F600 "q" \\ /'
 
 
+def test_invalid_utf8_passes_through(db):
+    text = json.dumps(chunk()).encode().replace(b'"memcpy"', b'"mem\xffcpy\xc3"')
+    got = db.execute("SELECT fnt_file_chunk(?)", (text,)).fetchone()[0]
+    assert got == 1
+    db.text_factory = bytes
+    sym = db.execute("SELECT symbol FROM fn_trace_events WHERE seq_no=1"
+                     ).fetchone()[0]
+    assert sym == b"mem\xffcpy\xc3"
+
+
 def test_t_ns_above_2_53_round_trips(db):
     big = [2**53 + 1, 2**62 + 3, 2**63 - 1]
     c = chunk(events=[[1, i, t, 0, "entry"] for i, t in enumerate(big)])
