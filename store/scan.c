@@ -259,7 +259,19 @@ static int loadRowGroup(fnt_scan *sc, seg_cursor *c){
         if( need & (COLBIT(FNT_EV_SYMBOL)|COLBIT(FNT_EV_STABLE_ID)) ){
           col = fnt_segment_col(s, 9);
           if( !col || col->chunk_index<0 ) goto bad;
-          if( (rc = decodeInts(sc, c, rg, col, s->nfuncs, c->fn)) ) return rc;
+          if( col->encoding==FNT_ENC_FUNC_STACK ){
+            rc = fnt_segment_read_chunk(sc->st, s, rg, col, &sc->scratch, &sc->raw);
+            if( rc ) return rc;
+            rc = fnt_decode_func_stack(sc->raw.data, sc->raw.len, (size_t)g->nrows,
+                                       c->thread, c->kind, s->nthreads, s->nfuncs, c->fn);
+            if( rc==-2 ) return nomem(sc);
+            if( rc ){
+              return fnt_err(sc->st, FNT_E_CORRUPT, "%s: row group %u, field %u: "
+                             "malformed column chunk", s->full_path, rg, col->field_id);
+            }
+          }else if( (rc = decodeInts(sc, c, rg, col, s->nfuncs, c->fn)) ){
+            return rc;
+          }
         }
       }
     }else{
@@ -413,6 +425,8 @@ int fnt_scan_open(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
     /* seq_no for merging and stopping early; the function index for
     ** fnt_scan_function(), which heat reads without symbol text. */
     sc->need |= COLBIT(FNT_EV_SEQ_NO) | COLBIT(FNT_EV_SYMBOL);
+    /* The function column's stack model replays threads and kinds. */
+    sc->need |= COLBIT(FNT_EV_THREAD) | COLBIT(FNT_EV_KIND);
     if( p->t_min>INT64_MIN || p->t_max<INT64_MAX ) sc->need |= COLBIT(FNT_EV_T_NS);
     if( p->thread>=0 ) sc->need |= COLBIT(FNT_EV_THREAD);
     if( p->kind>=0 ) sc->need |= COLBIT(FNT_EV_KIND);

@@ -20,8 +20,20 @@ enum {
   FNT_ENC_FUNC_REF   = 4,  /* no chunk: the stable_id of the row's function */
   FNT_ENC_KIND_BP    = 5,  /* bit-packed kinds */
   FNT_ENC_PLAIN_INT  = 6,  /* zigzag varint per row; NULL not representable */
-  FNT_ENC_PLAIN_TEXT = 7   /* length+1 varint (0 = NULL) and bytes per row */
+  FNT_ENC_PLAIN_TEXT = 7,  /* length+1 varint (0 = NULL) and bytes per row */
+  FNT_ENC_FUNC_STACK = 8   /* function indexes, exits predicted from a call stack */
 };
+
+/* The trailer: u64 footer stored length, u64 footer raw length, u64
+** checksum of the stored footer, magic.  The footer is zstd-compressed
+** when that is smaller (its function table is mostly similar symbols). */
+#define FNT_SEG_TRAILER 32
+
+/* Per-thread call stacks that FUNC_STACK keeps beyond this depth are not
+** modelled (the writer and every reader drop the same pushes). */
+#define FNT_STACK_MODEL_DEPTH 256
+/* Segments with more threads than this use FUNC_BP (bounded model memory). */
+#define FNT_STACK_MODEL_THREADS 4096
 
 /* A value for the row writer. */
 typedef struct fnt_value {
@@ -111,6 +123,12 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *seg, uint32_t rg,
 ** or -1 when the bytes are malformed. */
 int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
                     uint64_t limit, uint64_t *out);
+
+/* Decodes a FUNC_STACK chunk of n rows given the rows' thread dictionary
+** indexes and kinds (decoded before).  Returns 0, or -1 when malformed. */
+int fnt_decode_func_stack(const uint8_t *p, size_t len, size_t n,
+                          const uint64_t *thread, const uint64_t *kind,
+                          uint32_t nthreads, uint32_t nfuncs, uint64_t *out);
 
 /* Decodes a PLAIN_TEXT chunk of n rows: each string is copied, with its
 ** NUL, into `arena`, and off[i] is its offset there or -1 for NULL. */

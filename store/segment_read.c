@@ -62,7 +62,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
       c->const_value = fnt_get_str(r, &isnull);
       if( !isnull && c->const_value==0 ) return FNT_E_CORRUPT;
     }else if( c->encoding!=FNT_ENC_FUNC_REF ){
-      if( c->encoding>FNT_ENC_PLAIN_TEXT ) return FNT_E_CORRUPT;
+      if( c->encoding>FNT_ENC_FUNC_STACK ) return FNT_E_CORRUPT;
       c->chunk_index = (int)nchunk++;
     }
   }
@@ -125,8 +125,8 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
 
 static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
   fnt_segment *s;
-  uint8_t trailer[24], *footer = 0;
-  uint64_t size = 0, flen, fsum;
+  uint8_t trailer[FNT_SEG_TRAILER], *stored = 0, *footer = 0;
+  uint64_t size = 0, slen, flen, fsum;
   fnt_rd r;
   int rc;
 
@@ -146,43 +146,53 @@ static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
     segmentFree(s);
     return rc;
   }
-  if( fnt_io_file_size(s->fd, &size) || size<8+24
+  if( fnt_io_file_size(s->fd, &size) || size<8+FNT_SEG_TRAILER
    || fnt_io_pread(s->fd, trailer, 8, 0) || memcmp(trailer, segMagic, 8)!=0
-   || fnt_io_pread(s->fd, trailer, 24, size-24) ){
+   || fnt_io_pread(s->fd, trailer, FNT_SEG_TRAILER, size-FNT_SEG_TRAILER) ){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a fntrace segment, or truncated "
                  "(%llu bytes)",
                  s->full_path, (unsigned long long)size);
     segmentFree(s);
     return rc;
   }
-  r.p = trailer; r.end = trailer+24; r.ok = 1;
+  r.p = trailer; r.end = trailer+FNT_SEG_TRAILER; r.ok = 1;
+  slen = fnt_get_u64le(&r);
   flen = fnt_get_u64le(&r);
   fsum = fnt_get_u64le(&r);
-  if( memcmp(trailer+16, segMagic, 8)!=0 || flen > size-8-24 ){
+  if( memcmp(trailer+24, segMagic, 8)!=0 || slen > size-8-FNT_SEG_TRAILER
+   || flen > SEG_MAX_RAW ){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a fntrace segment or truncated "
                  "(bad trailer)", s->full_path);
     segmentFree(s);
     return rc;
   }
-  footer = fnt_malloc((size_t)flen + 1);
-  if( footer==0 ){ segmentFree(s); return fnt_err(st, FNT_E_NOMEM, "out of memory"); }
-  if( fnt_io_pread(s->fd, footer, (size_t)flen, size-24-flen)
-   || fnt_hash(footer, (size_t)flen)!=fsum ){
+  stored = fnt_malloc((size_t)slen + 1);
+  footer = fnt_malloc((size_t)flen + 16);
+  if( stored==0 || footer==0 ){
+    rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  if( fnt_io_pread(s->fd, stored, (size_t)slen, size-FNT_SEG_TRAILER-slen)
+   || fnt_hash(stored, (size_t)slen)!=fsum
+   || fnt_block_decompress(slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
+                           stored, (size_t)slen, footer, (size_t)flen) ){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: footer checksum mismatch (corrupt "
                  "or truncated segment)", s->full_path);
     goto fail;
   }
   r.p = footer; r.end = footer+flen; r.ok = 1;
-  rc = parseFooter(s, &r, size-24-flen);
+  rc = parseFooter(s, &r, size-FNT_SEG_TRAILER-slen);
   if( rc ){
     rc = fnt_err(st, rc, "%s: %s footer", s->full_path,
                  rc==FNT_E_FORMAT ? "newer format in" : "malformed");
     goto fail;
   }
+  fnt_free(stored);
   fnt_free(footer);
   *out = s;
   return FNT_OK;
 fail:
+  fnt_free(stored);
   fnt_free(footer);
   segmentFree(s);
   return rc;
@@ -304,6 +314,65 @@ int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
     }
   }
   return -1;
+}
+
+int fnt_decode_func_stack(const uint8_t *p, size_t len, size_t n,
+                          const uint64_t *thread, const uint64_t *kind,
+                          uint32_t nthreads, uint32_t nfuncs, uint64_t *out){
+  fnt_rd r;
+  size_t i, nExits, flagBytes, nExplicit = 0, e = 0, x = 0;
+  const uint8_t *flags;
+  unsigned width;
+  uint32_t *frames, *depth;
+  int rc = -1;
+  r.p = p; r.end = p+len; r.ok = 1;
+  nExits = (size_t)fnt_get_varint(&r);
+  if( !r.ok || nExits>n ) return -1;
+  flagBytes = (nExits+7)/8;
+  if( (size_t)(r.end - r.p) < flagBytes+1 ) return -1;
+  flags = r.p;
+  r.p += flagBytes;
+  width = fnt_get_u8(&r);
+  for(i=0; i<nExits; i++) nExplicit += !((flags[i/8] >> (i%8)) & 1);
+  nExplicit += n - nExits;
+  if( width>64 || fnt_bp_size(nExplicit, width)!=(size_t)(r.end - r.p) ) return -1;
+  /* The explicit indexes go to the tail of `out`, then spread forward as
+  ** rows consume them (out[i] is written before out[i+k] is read, k>=1). */
+  fnt_bp_unpack(r.p, out + (n - nExplicit), nExplicit, width);
+  frames = fnt_malloc((size_t)(nthreads ? nthreads : 1)*FNT_STACK_MODEL_DEPTH*sizeof(uint32_t));
+  depth = fnt_calloc(nthreads ? nthreads : 1, sizeof(uint32_t));
+  if( frames==0 || depth==0 ){ rc = -2; goto done; }
+  x = n - nExplicit;
+  for(i=0; i<n; i++){
+    uint64_t t = thread[i], f;
+    uint32_t *st, *d;
+    if( t>=nthreads ) goto done;
+    st = frames + (size_t)t*FNT_STACK_MODEL_DEPTH;
+    d = &depth[t];
+    if( kind[i]==FNT_KIND_ENTRY ){
+      f = out[x++];
+      if( f>=nfuncs ) goto done;
+      if( *d<FNT_STACK_MODEL_DEPTH ) st[(*d)++] = (uint32_t)f;
+    }else if( (flags[e/8] >> (e%8)) & 1 ){
+      e++;
+      if( *d==0 ) goto done;
+      f = st[--(*d)];
+    }else{
+      uint32_t k;
+      e++;
+      f = out[x++];
+      if( f>=nfuncs ) goto done;
+      k = *d;
+      while( k>0 && st[k-1]!=f ) k--;
+      if( k>0 ) *d = k-1;
+    }
+    out[i] = f;
+  }
+  rc = e==nExits && x==n ? 0 : -1;
+done:
+  fnt_free(frames);
+  fnt_free(depth);
+  return rc;
 }
 
 int fnt_decode_texts(const uint8_t *p, size_t len, size_t n, fnt_buf *arena,

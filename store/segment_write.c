@@ -62,16 +62,69 @@ static void emitChunk(fnt_buf *file, fnt_buf *meta, const fnt_buf *raw){
   fnt_put_u64le(meta, fnt_hash(file->data + start, file->len - start));
 }
 
-/* The footer, then the 24-byte trailer: footer length, footer checksum,
-** magic. */
+/* The footer (compressed when smaller), then the trailer: stored length,
+** raw length, checksum of the stored bytes, magic. */
 static int finishFile(fnt_buf *file, const fnt_buf *footer){
-  uint64_t len = footer->len;
-  if( footer->failed ) file->failed = 1;
-  fnt_buf_append(file, footer->data, footer->len);
-  fnt_put_u64le(file, len);
-  fnt_put_u64le(file, footer->failed ? 0 : fnt_hash(footer->data, footer->len));
+  size_t start = file->len, stored;
+  uint64_t sum;
+  if( footer->failed ) return FNT_E_NOMEM;
+  if( fnt_block_compress(footer->data, footer->len, file, 3)<0 ) return FNT_E_NOMEM;
+  stored = file->len - start;
+  sum = fnt_hash(file->data + start, stored);
+  fnt_put_u64le(file, stored);
+  fnt_put_u64le(file, footer->len);
+  fnt_put_u64le(file, sum);
   fnt_buf_append(file, segMagic, 8);
   return file->failed ? FNT_E_NOMEM : FNT_OK;
+}
+
+/* A thread's modelled call stack, for FUNC_STACK. */
+typedef struct stack_model {
+  uint32_t *frames;     /* nthreads * FNT_STACK_MODEL_DEPTH */
+  uint32_t *depth;      /* per thread */
+} stack_model;
+
+/* FUNC_STACK: varint count of exit rows, one flag bit per exit row (1: its
+** function is the top of its thread's modelled stack), then the function
+** index of every other row, bit-packed.  Entries push, predicted exits pop
+** one frame, other exits pop down to their function when it is on the
+** stack.  In a well-nested trace every exit is predicted, so a row group
+** stores function indexes for its entries only.  The model starts empty at
+** each row group, so any group decodes on its own. */
+static void encodeFuncStack(const uint64_t *fn, const uint64_t *thr,
+                            const uint64_t *kind, size_t n, stack_model *m,
+                            uint32_t nthreads, uint64_t *tmp, fnt_buf *raw){
+  size_t i, nExits = 0, nExplicit = 0, flagBytes;
+  uint8_t *flags;
+  memset(m->depth, 0, nthreads*sizeof(uint32_t));
+  for(i=0; i<n; i++) nExits += kind[i]!=FNT_KIND_ENTRY;
+  fnt_put_varint(raw, nExits);
+  flagBytes = (nExits+7)/8;
+  if( fnt_buf_reserve(raw, flagBytes) ) return;
+  flags = raw->data + raw->len;
+  memset(flags, 0, flagBytes);
+  raw->len += flagBytes;
+  nExits = 0;
+  for(i=0; i<n; i++){
+    uint32_t t = (uint32_t)thr[i], f = (uint32_t)fn[i];
+    uint32_t *st = m->frames + (size_t)t*FNT_STACK_MODEL_DEPTH, *d = &m->depth[t];
+    if( kind[i]==FNT_KIND_ENTRY ){
+      tmp[nExplicit++] = f;
+      if( *d<FNT_STACK_MODEL_DEPTH ) st[(*d)++] = f;
+    }else if( *d>0 && st[*d-1]==f ){
+      raw->data[raw->len - flagBytes + nExits/8] |= (uint8_t)(1u << (nExits%8));
+      (*d)--;
+      nExits++;
+    }else{
+      uint32_t k = *d;
+      tmp[nExplicit++] = f;
+      while( k>0 && st[k-1]!=f ) k--;
+      if( k>0 ) *d = k-1;
+      nExits++;
+    }
+  }
+  FNT_UNUSED(flags);
+  encodeBitPacked(tmp, nExplicit, raw);
 }
 
 static int cmpU64(const void *a, const void *b){
@@ -138,6 +191,8 @@ int fnt_segment_write_events(const char *repo, const char *commit,
   fnt_buf footer = {0}, raw = {0};
   uint64_t *cols = 0, *tmp;
   size_t i, rg, nrg = (n + FNT_RG_ROWS - 1) / FNT_RG_ROWS;
+  stack_model model = {0, 0};
+  int useStack = nthreads<=FNT_STACK_MODEL_THREADS;
   int rc;
 
   memset(bounds, 0, sizeof(*bounds));
@@ -147,6 +202,11 @@ int fnt_segment_write_events(const char *repo, const char *commit,
   if( cols==0 || fnt_buf_reserve(out, 64 + n*4 + n_fns*96) ){
     rc = FNT_E_NOMEM;
     goto done;
+  }
+  if( useStack ){
+    model.frames = fnt_malloc((size_t)(nthreads ? nthreads : 1)*FNT_STACK_MODEL_DEPTH*sizeof(uint32_t));
+    model.depth = fnt_malloc((size_t)(nthreads ? nthreads : 1)*sizeof(uint32_t));
+    if( model.frames==0 || model.depth==0 ){ rc = FNT_E_NOMEM; goto done; }
   }
 
   fnt_buf_append(out, segMagic, 8);
@@ -163,7 +223,8 @@ int fnt_segment_write_events(const char *repo, const char *commit,
   fnt_put_varint(&footer, 6); fnt_put_u8(&footer, FNT_ENC_DELTA_BP);
   fnt_put_varint(&footer, 7); fnt_put_u8(&footer, FNT_ENC_FUNC_REF);
   fnt_put_varint(&footer, 8); fnt_put_u8(&footer, FNT_ENC_KIND_BP);
-  fnt_put_varint(&footer, 9); fnt_put_u8(&footer, FNT_ENC_FUNC_BP);
+  fnt_put_varint(&footer, 9);
+  fnt_put_u8(&footer, useStack ? FNT_ENC_FUNC_STACK : FNT_ENC_FUNC_BP);
   /* Dictionaries. */
   fnt_put_varint(&footer, nthreads);
   for(i=0; i<nthreads; i++) fnt_put_varint(&footer, threads[i]);
@@ -211,13 +272,18 @@ int fnt_segment_write_events(const char *repo, const char *commit,
     raw.len = 0; encodeDelta(seq, m, tmp, &raw);   emitChunk(out, &footer, &raw);
     raw.len = 0; encodeDelta(t, m, tmp, &raw);     emitChunk(out, &footer, &raw);
     raw.len = 0; encodeBitPacked(kind, m, &raw);   emitChunk(out, &footer, &raw);
-    raw.len = 0; encodeBitPacked(fn, m, &raw);     emitChunk(out, &footer, &raw);
+    raw.len = 0;
+    if( useStack ) encodeFuncStack(fn, thr, kind, m, &model, nthreads, tmp, &raw);
+    else encodeBitPacked(fn, m, &raw);
+    emitChunk(out, &footer, &raw);
   }
   rc = finishFile(out, &footer);
 done:
   fnt_buf_free(&footer);
   fnt_buf_free(&raw);
   fnt_free(cols);
+  fnt_free(model.frames);
+  fnt_free(model.depth);
   return rc;
 }
 
