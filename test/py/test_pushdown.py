@@ -163,3 +163,31 @@ def test_unread_columns_not_decoded(db):
     eqp = plan(db, "SELECT t_ns FROM fn_trace_events WHERE run_id = 'x'")
     assert "cols=24" in eqp, eqp
     assert db.execute("SELECT count(*) FROM fn_trace_events").fetchone()[0] == 1_000_009
+
+
+def test_statement_reads_one_snapshot():
+    """Cursors of one statement share a snapshot: a commit by another
+    connection in the middle of the statement is seen by the next one."""
+    base = os.environ.get("FNT_TEST_TMP")
+    wh = tempfile.mkdtemp(prefix="snapshot-", dir=base)
+    a, b = sqlite3.connect(":memory:"), sqlite3.connect(":memory:")
+    for conn in (a, b):
+        conn.enable_load_extension(True)
+        conn.load_extension(EXT)
+        conn.execute("SELECT fnt_open(?)", (wh,))
+    for i in range(5):
+        b.execute("SELECT fnt_file_chunk(?)", (small_json("s%d" % i, "acme/snap"),))
+    # the inner scan is re-run for every outer row (correlated on r.chunk)
+    cur = a.execute("SELECT r.run_id, (SELECT count(*) FROM fn_trace_events AS e "
+                    "WHERE e.repo = 'acme/snap' AND e.seq_no >= r.chunk) "
+                    "FROM fn_trace_runs AS r")
+    first = cur.fetchone()
+    assert b.execute("SELECT fnt_file_chunk(?)",
+                     (small_json("late", "acme/snap"),)).fetchone() == (1,)
+    rest = cur.fetchall()
+    assert first[1] == 15 and [r[1] for r in rest] == [15] * 4, (first, rest)
+    assert "late" not in [first[0]] + [r[0] for r in rest]
+    # the next statement sees the commit
+    assert a.execute("SELECT count(*) FROM fn_trace_events").fetchone() == (18,)
+    a.close()
+    b.close()
