@@ -311,20 +311,18 @@ int cmd_import_perf(int argc, char **argv){
       close(fd);
       if( fold_perf_data(path, &prof) ) goto done;
     }else{
-      FILE *in;
+      FILE *in = 0;
       if( n<0 || lseek(fd, 0, SEEK_SET)<0 || (in = fdopen(fd, "r"))==0 ){
         cli_error(CMD, "%s: %s", path, strerror(errno));
         close(fd);
         goto done;
       }
-      rc = perf_script_fold(in, path, &prof, err, sizeof(err));
+      int r = perf_script_fold(in, path, &prof, err, sizeof(err));
       fclose(in);
-      if( rc ){
-        rc = 1;
+      if( r ){
         cli_error(CMD, "%s", err);
         goto done;
       }
-      rc = 1;
       hash = prof->text_hash;
     }
   }
