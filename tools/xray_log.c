@@ -354,7 +354,7 @@ static int merge(reader *r){
   cursor *heap;
   xray_event *out;
   size_t nh = 0, i, n = 0;
-  qsort(r->blk, r->nblk, sizeof(block), cmp_block);
+  if( r->nblk ) qsort(r->blk, r->nblk, sizeof(block), cmp_block);  /* NULL when none: UB for qsort */
   heap = malloc((r->ntid ? r->ntid : 1)*sizeof(*heap));
   out = malloc((r->nev ? r->nev : 1)*sizeof(*out));
   if( !heap || !out ){ free(heap); free(out); return oom(r); }
