@@ -1,0 +1,12 @@
+CREATE VIEW v AS SELECT fnt_file_chunk('{}') AS x;
+SELECT * FROM v;
+CREATE TRIGGER t AFTER INSERT ON room BEGIN SELECT fnt_open('/tmp/x'); END;
+INSERT INTO fn_trace_events(run_id) VALUES('x');
+DELETE FROM fn_profile;
+UPDATE fn_trace_runs SET chunk = 3;
+CREATE VIRTUAL TABLE e2 USING fn_trace_events;
+SELECT * FROM fnt_heat();
+SELECT * FROM fnt_heat(NULL);
+SELECT * FROM fnt_heat(x'00ff');
+SELECT a.seq_no, b.seq_no FROM fn_trace_events a JOIN fn_trace_events b ON a.seq_no = b.seq_no + 1 WHERE a.run_id = b.run_id LIMIT 5;
+SELECT fntrace_version(), fnt_last_scan();

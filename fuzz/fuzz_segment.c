@@ -1,0 +1,200 @@
+/*
+** fuzz_segment.c -- libFuzzer target: bytes as a segment file, read back
+** through the real read path (footer parse, chunk checks, decoding, scans,
+** heat).
+**
+** The scratch warehouse (fuzz_warehouse.c) lists three segments: the
+** events of chunk 0, the runs row of chunk 0, and the profile.  Input:
+**   byte 0, bits 0-1: which of the three the rest of the input replaces
+**                     (0 events, 1 runs, 2 profile, 3 events again);
+**           bit 2:    "sign" the bytes: force both magics and recompute the
+**                     footer checksum in the trailer, then, once the footer
+**                     parses, the checksum of every column chunk, so that
+**                     mutations reach the footer parser and the decoders
+**                     instead of all dying at a checksum;
+**   the rest:         the segment file.
+** Each input opens a fresh handle (no cached footer survives from one input
+** to the next), pins the snapshot and scans the table reading every column
+** of every row; for events also in seq_no order and through fnt_heat.
+** The only acceptable outcomes are rows or a clean error code with a
+** message: a crash, leak or sanitizer report is the bug.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "segment.h"
+#include "fuzz_warehouse.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *g_dir;
+static char *g_rel[3];       /* the segment of each table, relative */
+static char *g_full[3];
+static uint8_t *g_orig[3];   /* its bytes as filed */
+static size_t g_norig[3];
+
+static void freeAll(void){
+  int i;
+  for(i=0; i<3; i++){
+    /* Put the file back so the next process start is not misled. */
+    if( g_full[i] && g_orig[i] ) fuzz_write_file(g_full[i], g_orig[i], g_norig[i]);
+    free(g_rel[i]); free(g_full[i]); free(g_orig[i]);
+  }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv){
+  fnt_store *st = 0;
+  fnt_snapshot *snap = 0;
+  size_t i, j;
+  (void)argc; (void)argv;
+  g_dir = fuzz_warehouse("segment");
+  if( fnt_open(g_dir, 0, &st) || fnt_snapshot_current(st, &snap) ){
+    fprintf(stderr, "fuzz_segment: %s\n", fnt_errmsg(st));
+    exit(1);
+  }
+  /* The first-listed segment of each table (events: chunk 0). */
+  for(i=0; i<snap->n_manifests; i++){
+    const fnt_manifest *m = snap->manifests[i];
+    for(j=0; j<m->n; j++){
+      const fnt_entry *e = &m->entries[j];
+      if( e->table<3 && (g_rel[e->table]==0 || e->chunk==0) ){
+        free(g_rel[e->table]);
+        g_rel[e->table] = strdup(e->path);
+      }
+    }
+  }
+  for(i=0; i<3; i++){
+    static const char *names[3] = {"events.seg", "runs.seg", "profile.seg"};
+    if( g_rel[i]==0 ){ fprintf(stderr, "fuzz_segment: no segment of table %zu\n", i); exit(1); }
+    g_full[i] = malloc(strlen(g_dir) + strlen(g_rel[i]) + 2);
+    sprintf(g_full[i], "%s/%s", g_dir, g_rel[i]);
+    if( fuzz_read_file(g_full[i], &g_orig[i], &g_norig[i]) ){
+      fprintf(stderr, "fuzz_segment: cannot read %s\n", g_full[i]);
+      exit(1);
+    }
+    fuzz_seed(names[i], (uint8_t)i, g_orig[i], g_norig[i]);
+    {
+      char signedName[32];
+      snprintf(signedName, sizeof(signedName), "signed-%s", names[i]);
+      fuzz_seed(signedName, (uint8_t)(i|4), g_orig[i], g_norig[i]);
+    }
+  }
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+  atexit(freeAll);
+  return 0;
+}
+
+static void put64le(uint8_t *p, uint64_t v){
+  int i;
+  for(i=0; i<8; i++) p[i] = (uint8_t)(v >> (8*i));
+}
+static uint64_t get64le(const uint8_t *p){
+  uint64_t v = 0;
+  int i;
+  for(i=7; i>=0; i--) v = (v<<8) | p[i];
+  return v;
+}
+
+/* Forces the magics and the footer checksum of a would-be segment. */
+static void signFooter(uint8_t *p, size_t n){
+  uint64_t flen;
+  if( n<32 ) return;
+  memcpy(p, "FNTSEG01", 8);
+  memcpy(p+n-8, "FNTSEG01", 8);
+  flen = get64le(p+n-24);
+  if( flen > n-32 ) return;
+  put64le(p+n-16, fnt_hash(p+n-24-flen, (size_t)flen));
+}
+
+/* The footer parsed: make every column chunk's checksum match its bytes,
+** in the cached footer that the scan below will use. */
+static void signChunks(fnt_store *st, const char *rel, const uint8_t *p, size_t n){
+  fnt_segment *seg = 0;
+  uint32_t g, c;
+  if( fnt_segment_open(st, rel, &seg) ) return;
+  for(g=0; g<seg->nrg; g++){
+    for(c=0; c<seg->nchunk_cols; c++){
+      fnt_seg_chunk *k = &seg->rgs[g].chunks[c];
+      if( k->offset<=n && k->stored_len<=n-k->offset ){
+        k->checksum = fnt_hash(p+k->offset, (size_t)k->stored_len);
+      }
+    }
+  }
+  fnt_segment_release(st, seg);
+}
+
+static volatile uint64_t g_sink;
+
+static void scanAll(fnt_store *st, fnt_snapshot *snap, fnt_table t, int ordered){
+  fnt_predicate pr;
+  fnt_scan *sc = 0;
+  int rc, col, ncol = fnt_table_ncol(t);
+  fnt_predicate_init(&pr);
+  pr.ordered = ordered;
+  rc = fnt_scan_open(snap, t, &pr, &sc);
+  if( rc==FNT_OK ){
+    while( (rc = fnt_scan_next(sc))==1 ){
+      for(col=0; col<ncol; col++){
+        if( fnt_column_is_text(t, col) ){
+          size_t len = 0;
+          const char *z = fnt_scan_text(sc, col, &len);
+          if( z && strlen(z)!=len ) abort();   /* no NUL inside, length exact */
+          g_sink += len;
+        }else{
+          g_sink += (uint64_t)fnt_scan_int(sc, col);
+        }
+        g_sink += (uint64_t)fnt_scan_is_null(sc, col);
+      }
+      if( t==FNT_TABLE_EVENTS ){
+        uint64_t gen;
+        g_sink += fnt_scan_function(sc, &gen);
+      }
+    }
+  }
+  if( rc<0 && fnt_errmsg(st)[0]==0 ) abort();   /* an error names its file */
+  fnt_scan_close(sc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  fnt_store *st = 0;
+  fnt_snapshot *snap = 0;
+  int which, sign;
+  uint8_t *buf;
+  size_t n;
+  if( size<1 ) return 0;
+  which = (data[0] & 3)==3 ? 0 : (data[0] & 3);
+  sign = (data[0] & 4)!=0;
+  n = size - 1;
+  buf = malloc(n ? n : 1);
+  if( buf==0 ) return 0;
+  if( n ) memcpy(buf, data+1, n);
+  if( sign ) signFooter(buf, n);
+  if( fuzz_write_file(g_full[which], buf, n) ){
+    fprintf(stderr, "fuzz_segment: cannot write %s\n", g_full[which]);
+    abort();
+  }
+  if( fnt_open(g_dir, 0, &st)==FNT_OK && fnt_snapshot_current(st, &snap)==FNT_OK ){
+    if( sign ) signChunks(st, g_rel[which], buf, n);
+    scanAll(st, snap, (fnt_table)which, 0);
+    if( which==FNT_TABLE_EVENTS ){
+      fnt_heat *h = 0;
+      scanAll(st, snap, FNT_TABLE_EVENTS, 1);
+      if( fnt_heat_compute(snap, FUZZ_RUN, &h)==FNT_OK ){
+        size_t i, nh = fnt_heat_count(h);
+        const fnt_heat_row *r = fnt_heat_rows(h);
+        for(i=0; i<nh; i++) g_sink += strlen(r[i].key) + (uint64_t)r[i].calls;
+      }
+      fnt_heat_free(h);
+    }
+  }else{
+    fprintf(stderr, "fuzz_segment: the warehouse does not open: %s\n", fnt_errmsg(st));
+    abort();
+  }
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+  free(buf);
+  return 0;
+}
