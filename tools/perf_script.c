@@ -370,11 +370,14 @@ static int end_sample(folder *f){
     if( p->n_empty == f->empty_cap ){
       size_t cap = f->empty_cap ? f->empty_cap*2 : 64;
       int64_t *e = realloc(p->empty_samples, cap*sizeof(*e));
+      if( e ) p->empty_samples = e;
+      e = e ? realloc(p->empty_periods, cap*sizeof(*e)) : 0;
       if( !e ) return fail_nomem(f);
-      p->empty_samples = e;
+      p->empty_periods = e;
       f->empty_cap = cap;
     }
-    p->empty_samples[p->n_empty++] = p->samples-1;
+    p->empty_samples[p->n_empty] = p->samples-1;
+    p->empty_periods[p->n_empty++] = f->period;
   }
   f->in_sample = 0;
   f->last_was_frame = 0;
@@ -438,6 +441,12 @@ static int parse_header(folder *f, const char *s, size_t len, int quiet){
     int64_t ord = f->ordinal++;
     f->in_sample = 1;
     if( f->next_empty < p->n_empty && p->empty_samples[f->next_empty]==ord ){
+      /* Its period is known: a different one means other data. */
+      if( period != p->empty_periods[f->next_empty] ){
+        return fail(f, "sample %lld has period %lld here and %lld in the first pass",
+                    (long long)ord, (long long)period,
+                    (long long)p->empty_periods[f->next_empty]);
+      }
       f->next_empty++;
       f->period = period;
       f->depth = 0;
@@ -567,6 +576,7 @@ void perf_profile_free(perf_profile *p){
   for(i=0; i<p->n_symbols; i++) free(p->symbols[i].name);
   free(p->symbols);
   free(p->empty_samples);
+  free(p->empty_periods);
   free(p->event);
   free(p->top_comm);
   free(p);

@@ -61,7 +61,8 @@ typedef struct perf_profile {
   int64_t      lines;       /* lines read */
   uint64_t     text_hash;   /* XXH3-64 of every byte read */
   int64_t     *empty_samples;  /* numbers (0-based, ascending) of the samples */
-  size_t       n_empty;        /* whose call chain came out empty */
+  int64_t     *empty_periods;  /* whose call chain came out empty, their periods */
+  size_t       n_empty;
 } perf_profile;
 
 /* Reads `in` to its end and folds it.  `name` is used in messages only.

@@ -333,6 +333,16 @@ static void test_empty_chains(void){
   CHECK(strncmp(err, "pass2: 2 samples, where the first pass read 4", 46)==0);
   fclose(in);
   perf_profile_free(p);
+  /* a second pass whose periods differ is other data */
+  p = fold("py 8 1.0: 15 cpu-clock:\n\npy 8 1.1: 20 cpu-clock:\n\t1 f (/x)\n",
+           err, sizeof(err));
+  CHECK(p);
+  if( !p ) return;
+  in = fmemopen((void *)leaves, sizeof(leaves)-1, "r");
+  CHECK(perf_script_add_leaves(p, in, "pass2", err, sizeof(err))==-1);
+  CHECK_STR(err, "pass2:1: sample 0 has period 10 here and 15 in the first pass");
+  fclose(in);
+  perf_profile_free(p);
 }
 
 static void test_malformed(void){
