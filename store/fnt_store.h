@@ -305,7 +305,8 @@ int fnt_scan_next(fnt_scan *sc);
 /* The current row's value of column `col` (which must be requested).
 ** fnt_scan_text returns NULL for SQL NULL; the text is valid until the next
 ** fnt_scan_next(); *len (when not NULL) gets its length in bytes.
-** fnt_scan_int of a text column or of NULL is 0. */
+** fnt_scan_int of a text column or of NULL is 0, except kind, whose
+** fnt_scan_int is its FNT_KIND_... number. */
 int64_t fnt_scan_int(const fnt_scan *sc, int col);
 const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len);
 /* 1 when the current row's column `col` is NULL (a text column's NULL, or
@@ -317,6 +318,28 @@ int fnt_scan_is_null(const fnt_scan *sc, int col);
 ** changes (so a caller can map indexes to its own ids once per segment).
 ** Cheaper than reading symbol and stable_id per row. */
 uint32_t fnt_scan_function(const fnt_scan *sc, uint64_t *table_generation);
+
+/* Events only: the next rows as arrays, in the order fnt_scan_next() would
+** give them, a row group's worth (or less) at a time -- for consumers such
+** as heat that touch every row.  Only for scans whose predicate bounds no
+** row (no t_ns, seq_no, thread, kind or stable_id bound and no limit;
+** run_id and repo are fine).  The arrays are valid until the next call on
+** the scan.  @return 1 a batch of b->n >= 1 rows, 0 the end, < 0 an error
+** (FNT_E_MISUSE for a predicate with row bounds). */
+typedef struct fnt_event_batch {
+  size_t n;
+  const uint64_t *seq_no;
+  const uint64_t *t_ns;           /* NULL unless t_ns was requested */
+  const uint64_t *thread;         /* indexes into thread_ids */
+  const uint64_t *kind;           /* FNT_KIND_... */
+  const uint64_t *function;       /* indexes into functions */
+  const uint64_t *thread_ids;
+  uint32_t n_threads;
+  const fnt_function *functions;  /* the segment's function table */
+  uint32_t n_functions;
+  uint64_t table_generation;      /* as fnt_scan_function() */
+} fnt_event_batch;
+int fnt_scan_next_batch(fnt_scan *sc, fnt_event_batch *b);
 
 /* Counters, for tests and benchmarks: what this scan has read so far. */
 typedef struct fnt_scan_stats {

@@ -558,16 +558,16 @@ static int heatFnMapReserve(HeatFnMap *m, uint32_t idx){
   return FNT_OK;
 }
 
-/* The key id of the current row's function, interned on first sight. */
-static int heatRowKey(fnt_scan *sc, HeatFnMaps *p, HeatKeys *k, HeatState *s,
-                      uint32_t *pKey){
-  uint64_t gen;
-  uint32_t idx = fnt_scan_function(sc, &gen);
+/* The key id of function `idx` of the batch's function table, interned on
+** first sight. */
+static int heatFnKey(const fnt_event_batch *b, uint32_t idx, HeatFnMaps *p,
+                     HeatKeys *k, HeatState *s, uint32_t *pKey){
   HeatFnMap *m;
-  const char *z;
-  size_t n = 0;
+  const fnt_function *f;
   int rc;
-  if( p->pCur==0 || gen!=p->generation ) heatFnMapsSwitch(p, gen);
+  if( p->pCur==0 || b->table_generation!=p->generation ){
+    heatFnMapsSwitch(p, b->table_generation);
+  }
   m = p->pCur;
   if( idx<m->nAlloc && m->aEpoch[idx]==m->epoch ){
     *pKey = m->aKey[idx];
@@ -575,12 +575,11 @@ static int heatRowKey(fnt_scan *sc, HeatFnMaps *p, HeatKeys *k, HeatState *s,
   }
   rc = heatFnMapReserve(m, idx);
   if( rc ) return rc;
-  z = fnt_scan_text(sc, FNT_EV_STABLE_ID, &n);
-  if( z && n ){
-    rc = heatKeyIntern(k, 0, z, n, pKey);
+  f = &b->functions[idx];
+  if( f->stable_id && f->stable_id[0] ){
+    rc = heatKeyIntern(k, 0, f->stable_id, strlen(f->stable_id), pKey);
   }else{
-    z = fnt_scan_text(sc, FNT_EV_SYMBOL, &n);
-    rc = heatKeyIntern(k, '?', z ? z : "", z ? n : 0, pKey);
+    rc = heatKeyIntern(k, '?', f->symbol, strlen(f->symbol), pKey);
   }
   if( rc ) return rc;
   rc = heatReserveKeys(s, k->nKey);
@@ -590,17 +589,6 @@ static int heatRowKey(fnt_scan *sc, HeatFnMaps *p, HeatKeys *k, HeatState *s,
   return FNT_OK;
 }
 
-/* The stored kind text as FNT_KIND_...: its first two bytes decide
-** ("entry", "exit", "tail_exit"); anything else is a corrupt row. */
-static int heatRowKind(const fnt_scan *sc){
-  const char *z = fnt_scan_text(sc, FNT_EV_KIND, 0);
-  if( z==0 ) return -1;
-  if( z[0]=='e' ) return z[1]=='n' ? FNT_KIND_ENTRY
-                       : z[1]=='x' ? FNT_KIND_EXIT : -1;
-  if( z[0]=='t' ) return FNT_KIND_TAIL_EXIT;
-  return -1;
-}
-
 int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   HeatState s;
   HeatKeys k;
@@ -608,6 +596,7 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   HeatEvent *aBatch = 0;
   size_t nBatch = 0;
   fnt_predicate p;
+  fnt_event_batch b;
   fnt_scan *sc = 0;
   fnt_store *st;
   int64_t seqPrev = -1;
@@ -631,42 +620,36 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   p.run_ids = &run_id;
   p.n_run_ids = 1;
   p.ordered = 1;
-  /* symbol and stable_id are read only on the first row of each function
-  ** of each segment (heatRowKey); the rest of the time fnt_scan_function
-  ** stands in for them. */
   p.columns = (1ull<<FNT_EV_THREAD) | (1ull<<FNT_EV_SEQ_NO) | (1ull<<FNT_EV_T_NS)
-            | (1ull<<FNT_EV_KIND) | (1ull<<FNT_EV_SYMBOL)
-            | (1ull<<FNT_EV_STABLE_ID);
+            | (1ull<<FNT_EV_KIND);
   rc = fnt_scan_open(snap, FNT_TABLE_EVENTS, &p, &sc);
   if( rc ) goto done;
 
-  while( (rc = fnt_scan_next(sc))==1 ){
-    HeatEvent *e = &aBatch[nBatch];
+  /* Whole row groups at a time: the per-event work is array reads and the
+  ** key lookup, a table indexed by the segment's function index. */
+  while( (rc = fnt_scan_next_batch(sc, &b))==1 ){
+    size_t i;
     /* The replay is only right in seq_no order: check what it relies on
     ** rather than return wrong figures. */
-    int64_t seq = fnt_scan_int(sc, FNT_EV_SEQ_NO);
-    if( seq<=seqPrev ){
+    if( (int64_t)b.seq_no[0]<=seqPrev ){
       rc = fnt_err(st, FNT_E_CORRUPT, "run '%s': the scan gave seq_no %lld "
                    "after %lld, not in seq_no order", run_id,
-                   (long long)seq, (long long)seqPrev);
+                   (long long)b.seq_no[0], (long long)seqPrev);
       goto done;
     }
-    seqPrev = seq;
-    rc = heatRowKey(sc, &m, &k, &s, &e->key);
-    if( rc ) goto nomem;
-    e->kind = heatRowKind(sc);
-    if( e->kind<0 ){
-      const char *zKind = fnt_scan_text(sc, FNT_EV_KIND, 0);
-      rc = fnt_err(st, FNT_E_CORRUPT, "run '%s': seq_no %lld: unknown kind "
-                   "'%s'", run_id, (long long)seq, zKind ? zKind : "NULL");
-      goto done;
-    }
-    e->thread = (uint32_t)fnt_scan_int(sc, FNT_EV_THREAD);
-    e->t = fnt_scan_int(sc, FNT_EV_T_NS);
-    if( ++nBatch==HEAT_BATCH ){
-      rc = heatReplay(&s, aBatch, nBatch);
+    seqPrev = (int64_t)b.seq_no[b.n-1];
+    for(i=0; i<b.n; i++){
+      HeatEvent *e = &aBatch[nBatch];
+      rc = heatFnKey(&b, (uint32_t)b.function[i], &m, &k, &s, &e->key);
       if( rc ) goto nomem;
-      nBatch = 0;
+      e->kind = (int)b.kind[i];
+      e->thread = (uint32_t)b.thread_ids[b.thread[i]];
+      e->t = (int64_t)b.t_ns[i];
+      if( ++nBatch==HEAT_BATCH ){
+        rc = heatReplay(&s, aBatch, nBatch);
+        if( rc ) goto nomem;
+        nBatch = 0;
+      }
     }
   }
   if( rc<0 ) goto done;           /* the scan's error, its message set */

@@ -565,6 +565,7 @@ int64_t fnt_scan_int(const fnt_scan *sc, int col){
       case FNT_EV_THREAD: return (int64_t)c->seg->threads[c->thread[c->row]];
       case FNT_EV_SEQ_NO: return (int64_t)c->seq[c->row];
       case FNT_EV_T_NS:   return (int64_t)c->t[c->row];
+      case FNT_EV_KIND:   return (int64_t)c->kind[c->row];
       default:            return 0;
     }
   }
@@ -613,6 +614,53 @@ uint32_t fnt_scan_function(const fnt_scan *sc, uint64_t *gen){
   }
   if( gen ) *gen = c->generation;
   return (uint32_t)c->fn[c->row];
+}
+
+int fnt_scan_next_batch(fnt_scan *sc, fnt_event_batch *b){
+  const fnt_predicate *p;
+  seg_cursor *c;
+  uint64_t bound = UINT64_MAX;
+  size_t i, m;
+  int rc;
+  if( sc==0 || b==0 ) return FNT_E_MISUSE;
+  p = &sc->p;
+  memset(b, 0, sizeof(*b));
+  if( sc->table!=FNT_TABLE_EVENTS || p->t_min>INT64_MIN || p->t_max<INT64_MAX
+   || p->seq_min>INT64_MIN || p->seq_max<INT64_MAX || p->thread>=0
+   || p->kind>=0 || sc->stable_id || p->limit>=0 ){
+    return fnt_err(sc->st, FNT_E_MISUSE, "fnt_scan_next_batch: the scan "
+                   "bounds rows; use fnt_scan_next");
+  }
+  rc = fnt_scan_next(sc);
+  if( rc<=0 ) return rc;
+  c = sc->cur;
+  /* Every row matches: the batch runs to the end of the row group, or in
+  ** an ordered merge up to the next row another file must interleave. */
+  if( p->ordered ){
+    for(i=0; i<sc->nactive; i++){
+      seg_cursor *o = sc->active[i];
+      if( o!=c && o->seq[o->row]<bound ) bound = o->seq[o->row];
+    }
+    if( sc->next_file<sc->group_end
+     && (uint64_t)sc->files[sc->next_file]->seq_min<bound ){
+      bound = (uint64_t)sc->files[sc->next_file]->seq_min;
+    }
+  }
+  for(m=1; c->row+m<c->nrows && c->seq[c->row+m]<bound; m++){}
+  b->n = m;
+  b->seq_no = c->seq + c->row;
+  b->t_ns = (sc->need & COLBIT(FNT_EV_T_NS)) ? c->t + c->row : 0;
+  b->thread = c->thread + c->row;
+  b->kind = c->kind + c->row;
+  b->function = c->fn + c->row;
+  b->thread_ids = c->seg->threads;
+  b->n_threads = c->seg->nthreads;
+  b->functions = c->seg->funcs;
+  b->n_functions = c->seg->nfuncs;
+  b->table_generation = c->generation;
+  c->row += m-1;               /* the next call steps past the batch */
+  sc->yielded += (int64_t)(m-1);
+  return 1;
 }
 
 void fnt_scan_stats_get(const fnt_scan *sc, fnt_scan_stats *out){
