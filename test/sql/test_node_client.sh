@@ -23,7 +23,7 @@ if ! (cd "$mods" && node -e "new (require('better-sqlite3'))(':memory:').close()
   nodedir=()
   # Build against the installed headers instead of downloading them.
   [ -f /usr/include/node/node.h ] && nodedir=(--nodedir=/usr)
-  (cd "$mods" && npm install --no-audit --no-fund --loglevel=error \
+  (cd "$mods" && npm install --no-audit --no-fund --no-update-notifier --loglevel=error \
                    "${nodedir[@]}" better-sqlite3@12)
 fi
 
