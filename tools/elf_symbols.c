@@ -266,7 +266,7 @@ int elf_symbols_load(const char *path, elf_symbols **out, char *err, size_t errl
   if( !s->fn_name ){ bad(err, errlen, "out of memory"); goto fail; }
   if( load_symtab(s, eh, sh, SHT_SYMTAB, err, errlen) ) goto fail;
   if( s->n_syms==0 && load_symtab(s, eh, sh, SHT_DYNSYM, err, errlen) ) goto fail;
-  qsort(s->syms, s->n_syms, sizeof(sym), cmp_sym);
+  if( s->n_syms ) qsort(s->syms, s->n_syms, sizeof(sym), cmp_sym);  /* syms may be NULL */
   load_build_id(s, eh, sh);
   free(rel);
   *out = s;
