@@ -143,10 +143,11 @@ static void cursorFree(fnt_scan *sc, seg_cursor *c){
   if( c==0 ) return;
   fnt_free(c->thread); fnt_free(c->seq); fnt_free(c->t);
   fnt_free(c->kind); fnt_free(c->fn); fnt_free(c->fn_match);
-  for(i=0; c->ivals && i<sc->ncol; i++){
-    fnt_free(c->ivals[i]);
-    fnt_free(c->toff[i]);
-    fnt_buf_free(&c->arena[i]);
+  /* Any of the three arrays may be missing (openCursor ran out of memory). */
+  for(i=0; i<sc->ncol; i++){
+    if( c->ivals ) fnt_free(c->ivals[i]);
+    if( c->toff ) fnt_free(c->toff[i]);
+    if( c->arena ) fnt_buf_free(&c->arena[i]);
   }
   fnt_free(c->ivals); fnt_free(c->toff); fnt_free(c->arena); fnt_free(c->colmap);
   fnt_segment_release(sc->st, c->seg);

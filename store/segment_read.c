@@ -50,9 +50,9 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   s->nrows = fnt_get_varint(r);
   n = fnt_get_varint(r);
   if( !r->ok || s->table>=FNT_NTABLES || n>LEFT || n>64 ) return FNT_E_CORRUPT;
-  s->ncols = (uint32_t)n;
   s->cols = fnt_calloc(n+1, sizeof(fnt_seg_col));
   if( s->cols==0 ) return FNT_E_NOMEM;
+  s->ncols = (uint32_t)n;    /* only now: segmentFree() walks cols[0..ncols) */
   for(i=0; i<n && r->ok; i++){
     fnt_seg_col *c = &s->cols[i];
     c->field_id = (uint32_t)fnt_get_varint(r);
