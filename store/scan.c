@@ -586,9 +586,22 @@ const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len){
           sc_col = fnt_segment_col(c->seg, (uint32_t)col+1);
           v = sc_col ? sc_col->const_value : 0;
           break;
-        case FNT_EV_SYMBOL:    v = c->seg->funcs[c->fn[c->row]].symbol; break;
-        case FNT_EV_STABLE_ID: v = c->seg->funcs[c->fn[c->row]].stable_id; break;
-        case FNT_EV_KIND:      v = fnt_kind_name((int)c->kind[c->row]); break;
+        case FNT_EV_SYMBOL: {
+          uint64_t f = c->fn[c->row];
+          if( len ) *len = c->seg->func_len[2*f];
+          return c->seg->funcs[f].symbol;
+        }
+        case FNT_EV_STABLE_ID: {
+          uint64_t f = c->fn[c->row];
+          if( len ) *len = c->seg->func_len[2*f+1];
+          return c->seg->funcs[f].stable_id;
+        }
+        case FNT_EV_KIND: {
+          static const size_t kindLen[] = {5, 4, 9};   /* entry exit tail_exit */
+          uint64_t k = c->kind[c->row];
+          if( len ) *len = kindLen[k];
+          return fnt_kind_name((int)k);
+        }
         default: break;
       }
     }else if( fnt_column_is_text(sc->table, col) ){

@@ -99,6 +99,7 @@ typedef struct fnt_segment {
   uint64_t *threads;
   uint32_t nfuncs;
   fnt_function *funcs;   /* owned strings */
+  uint32_t *func_len;    /* per function: symbol length, stable_id length */
   uint32_t nrg;
   fnt_seg_rg *rgs;
 } fnt_segment;

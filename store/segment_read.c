@@ -30,6 +30,7 @@ static void segmentFree(fnt_segment *s){
   fnt_free(s->cols);
   fnt_free(s->threads);
   fnt_free(s->funcs);
+  fnt_free(s->func_len);
   fnt_free(s->rgs);
   fnt_free(s->path);
   fnt_free(s->full_path);
@@ -83,6 +84,13 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
     if( r->ok && isnull ) return FNT_E_CORRUPT;
     s->funcs[i].stable_id = fnt_get_str(r, &isnull);
     s->funcs[i].local = fnt_get_u8(r);
+  }
+  /* Lengths once here, so that reading a row's symbol costs no strlen. */
+  s->func_len = fnt_calloc(2*(size_t)s->nfuncs + 1, sizeof(uint32_t));
+  if( s->func_len==0 ) return FNT_E_NOMEM;
+  for(i=0; r->ok && i<s->nfuncs; i++){
+    s->func_len[2*i] = (uint32_t)strlen(s->funcs[i].symbol);
+    s->func_len[2*i+1] = s->funcs[i].stable_id ? (uint32_t)strlen(s->funcs[i].stable_id) : 0;
   }
   n = fnt_get_varint(r);
   if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
