@@ -16,9 +16,11 @@
 ** follow leaf first, one per line, `<hex ip> <symbol>[+0x<off>] (<dso>)`.
 ** Samples recorded without -g carry their one frame on the header line.
 ** Lines starting with '#' are header comments, and so is every line of
-** the block that `--header` frames with "# ========" lines; an indented line that does
-** not start with a hex address right after a frame is a srcline
-** continuation (`perf script -F +srcline`) and is skipped.
+** the block that `--header` frames with "# ========" lines (a recorded
+** command line may span several).  An indented line that does not start
+** with a hex address right after a frame is a srcline continuation
+** (`perf script -F +srcline`) and is skipped.  A sample with no frame
+** counts in `samples` and `profile_ns` only (see perf_script_add_leaves).
 **
 ** Folding, per symbol:
 **   self_samples / self_ns    samples whose leaf frame is the symbol, and
@@ -28,8 +30,9 @@
 **                             recurs (as `perf report --children` does).
 ** Names: the dso is split off at the last " (" (precisely: at the " ("
 ** whose '(' balances the line's final ')', so that a dso path holding
-** " (" stays whole), a trailing "+0x<hex>" is stripped, nothing else (memcmp@plt, x@@GLIBC_2.2.5, f.isra.0 and C++
-** names with spaces are kept whole).  `(inlined)` frames are frames of the
+** " (" stays whole); a trailing "+0x<hex>" is stripped; nothing else
+** (memcmp@plt, x@@GLIBC_2.2.5, f.isra.0 and C++ names with spaces are
+** kept whole).  `(inlined)` frames are frames of the
 ** inlined function.  A frame perf could not symbolise is named
 ** "[unknown] (<dso file name>)", e.g. "[unknown] (liblzma.so.5.4.1)", so
 ** that unsymbolised code stays attributed to its library; with no dso
