@@ -139,6 +139,33 @@ int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out){
   return FNT_OK;
 }
 
+/* Reads and checks the snapshot file of `id` (not its manifests). */
+static int readCatalog(fnt_store *st, uint64_t id, fnt_catalog *cat){
+  char name[64], *path;
+  uint8_t *data = 0;
+  size_t n;
+  int rc;
+  fnt_catalog_name(id, name);
+  path = fnt_path_join(st, name);
+  if( path==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  if( fnt_io_read_file(path, &data, &n) ){
+    rc = errno==ENOENT
+       ? fnt_err(st, FNT_E_NOTFOUND, "snapshot %llu not found (no %s)",
+                 (unsigned long long)id, path)
+       : fnt_err(st, FNT_E_IO, "%s: %s", path, strerror(errno));
+  }else{
+    rc = fnt_catalog_decode(st, path, data, n, cat);
+    if( rc==FNT_OK && cat->id!=id ){
+      rc = fnt_err(st, FNT_E_CORRUPT, "%s: holds snapshot %llu", path,
+                   (unsigned long long)cat->id);
+      fnt_catalog_clear(cat);
+    }
+  }
+  fnt_free(data);
+  fnt_free(path);
+  return rc;
+}
+
 static void snapshotFree(fnt_snapshot *s){
   fnt_catalog_clear(&s->cat);
   fnt_free(s->manifests);
@@ -147,9 +174,7 @@ static void snapshotFree(fnt_snapshot *s){
 
 int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out){
   fnt_snapshot *s;
-  size_t i, n;
-  uint8_t *data = 0;
-  char name[64], *path;
+  size_t i;
   int rc = FNT_OK;
 
   *out = 0;
@@ -172,23 +197,8 @@ int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out){
     *out = s;
     return FNT_OK;
   }
-  fnt_catalog_name(id, name);
-  path = fnt_path_join(st, name);
-  if( path==0 ){ snapshotFree(s); return fnt_err(st, FNT_E_NOMEM, "out of memory"); }
-  if( fnt_io_read_file(path, &data, &n) ){
-    rc = errno==ENOENT
-       ? fnt_err(st, FNT_E_NOTFOUND, "snapshot %llu not found (no %s)",
-                 (unsigned long long)id, path)
-       : fnt_err(st, FNT_E_IO, "%s: %s", path, strerror(errno));
-    goto done;
-  }
-  rc = fnt_catalog_decode(st, path, data, n, &s->cat);
+  rc = readCatalog(st, id, &s->cat);
   if( rc ) goto done;
-  if( s->cat.id!=id ){
-    rc = fnt_err(st, FNT_E_CORRUPT, "%s: holds snapshot %llu", path,
-                 (unsigned long long)s->cat.id);
-    goto done;
-  }
   s->manifests = fnt_calloc(s->cat.n_manifests+1, sizeof(fnt_manifest*));
   if( s->manifests==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   for(i=0; i<s->cat.n_manifests; i++){
@@ -197,8 +207,6 @@ int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out){
     s->n_manifests = i+1;
   }
 done:
-  fnt_free(data);
-  fnt_free(path);
   if( rc ){
     snapshotFree(s);
     return rc;
@@ -288,13 +296,14 @@ int fnt_snapshot_list(fnt_store *st,
   fnt_free(dir);
   if( rc==FNT_OK ) qsort(ids, n, sizeof(*ids), cmpIdDesc);
   for(i=0; rc==FNT_OK && i<n; i++){
-    fnt_snapshot *s;
+    fnt_snapshot s;
     fnt_snapshot_info info;
-    rc = fnt_snapshot_load(st, ids[i], &s);
+    memset(&s, 0, sizeof(s));
+    rc = readCatalog(st, ids[i], &s.cat);
     if( rc ) break;
-    fnt_snapshot_describe(s, &info);
+    fnt_snapshot_describe(&s, &info);
     if( cb(ctx, &info) ) i = n;
-    fnt_snapshot_release(s);
+    fnt_catalog_clear(&s.cat);
   }
   fnt_free(ids);
   return rc;
