@@ -18,6 +18,7 @@ static const struct {
   {"import-perf", cmd_import_perf, "file a perf.data or `perf script` output as a profile"},
   {"ls",          cmd_ls,          "list runs and profiles, newest first"},
   {"heat",        cmd_heat,        "the hottest functions of a run"},
+  {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},
   {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
   {"bench",       cmd_bench,       "benchmark fntrace against plain SQLite on a synthetic trace"},
 };

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# test_check.sh -- `fnt check` (tools/check.c) on a warehouse filed through
+# the sqlite3 shell:
+#   - sound: exit 0, every snapshot verified with --all;
+#   - one byte flipped in a segment, a manifest, the newest catalog file, or a
+#     segment truncated / removed (each in a fresh copy): exit 1, and the
+#     problem line names that file;
+#   - a commit crashed at its publishing link() (FNT_FAULT, the store's
+#     fault hook) leaves stray files in data/ and metadata/, and a file left
+#     in tmp/: exit 0, each listed as unreferenced with its size.
+set -euo pipefail
+: "${FNT_BUILD:?FNT_BUILD must name the build folder}"
+command -v sqlite3 >/dev/null || { echo "sqlite3 shell not found"; exit 77; }
+# fnt is ours end to end: in a sanitizer build its leaks count too.
+fnt() { ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" "$FNT_BUILD/fnt" "$@"; }
+
+tmp="${FNT_TEST_TMP:-/tmp}/check-$$"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+wh="$tmp/warehouse"
+fail=0
+
+sql() {   # sql WAREHOUSE: runs stdin in sqlite3 with the extension, wh open
+  { echo ".load $FNT_BUILD/fntrace"
+    echo "SELECT fnt_open('$1') IS NULL;"
+    cat; } | env LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory: 2>&1 | sed 1d
+}
+ok()   { echo "ok   $1"; }
+bad()  { echo "FAIL $1"; fail=1; }
+
+chunk() {   # chunk RUN CHUNK
+  printf '{"repo":"acme/check","run_id":"%s","target":"t","source":"xray","chunk":%d,"chunks":2,' "$1" "$2"
+  printf '"total_events":4,"duration_ns":9,"truncated":false,'
+  printf '"functions":[{"symbol":"main","stable_id":"c main().","local":true},{"symbol":"memcpy","local":false}],'
+  printf '"events":[[1,%d,0,0,"entry"],[1,%d,3,1,"entry"],[1,%d,5,1,"exit"],[2,%d,9,0,"exit"]]}' \
+    $((10*$2)) $((10*$2+1)) $((10*$2+2)) $((10*$2+3))
+}
+
+# --- a sound warehouse: two chunks of one run, a second run, a profile --------
+got=$(sql "$wh" <<SQL
+SELECT fnt_file_chunk('$(chunk r1 0)');
+SELECT fnt_file_chunk('$(chunk r1 1)');
+SELECT fnt_file_chunk('$(chunk r2 0)');
+SELECT fnt_file_profile('{"run_id":"p1","repo":"acme/check","target":"b","samples":2,"profile_ns":4,"rows":[{"symbol":"main","self_ns":1,"total_ns":4,"self_samples":1,"total_samples":2}]}');
+SQL
+)
+[ "$got" = $'1\n1\n1\n1' ] && ok "filed four times" || { bad "filing: $got"; exit 1; }
+
+if out=$(fnt check -w "$wh" --all 2>&1); then
+  echo "$out" | grep -q "4 snapshot(s) of 4 verified" && echo "$out" | grep -q ": sound$" \
+    && ok "sound warehouse: exit 0, 4 snapshots verified" || bad "sound summary: $out"
+else
+  bad "sound warehouse: exit $?: $out"
+fi
+out=$(fnt check -w "$wh" 2>&1) && echo "$out" | grep -q "1 snapshot(s) of 4 verified" \
+  && ok "without --all: the current snapshot only" || bad "current only: $out"
+fnt check --help | grep -q "example:" && ok "--help has an example" || bad "--help"
+fnt check -w "$tmp/nowhere" >/dev/null 2>&1 && bad "a missing warehouse passes" \
+  || ok "a missing warehouse: exit 1"
+[ -e "$tmp/nowhere" ] && bad "check created a warehouse" || true
+
+# --- damage, each in a fresh copy ------------------------------------------
+seg=$(cd "$wh" && find data -name '*.fnseg' -path '*fn_trace_events*' | sort | head -1)
+man=$(cd "$wh" && ls metadata/*.fnman | head -1)
+cat_=$(cd "$wh" && ls catalog/v* | sort | tail -1)
+flip() {   # flip FILE OFFSET: xor one byte with 0x20
+  python3 - "$1" "$2" <<'PY'
+import sys
+p, off = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(p, 'rb').read()); off = off % len(b); b[off] ^= 0x20
+open(p, 'wb').write(bytes(b))
+PY
+}
+damaged() {   # damaged NAME FILE-REL ACTION...: copy, damage, expect exit 1 naming FILE
+  local name=$1 rel=$2; shift 2
+  rm -rf "$tmp/copy"; cp -a "$wh" "$tmp/copy"
+  "$@" "$tmp/copy/$rel"
+  local rc=0
+  out=$(fnt check -w "$tmp/copy" --all 2>&1) || rc=$?
+  if [ $rc -eq 1 ] && echo "$out" | grep "^PROBLEM" | grep -qF "$rel"; then
+    ok "$name: exit 1, names $rel"
+  else
+    bad "$name: exit $rc"; echo "$out" | head -20
+  fi
+}
+mid()      { flip "$1" $(( $(stat -c %s "$1") / 2 )); }
+first()    { flip "$1" 20; }
+footer()   { flip "$1" $(( $(stat -c %s "$1") - 30 )); }
+chop()     { truncate -s -7 "$1"; }
+gone()     { rm -f "$1"; }
+damaged "segment, a byte of a column chunk"  "$seg" first
+damaged "segment, a byte of its footer"      "$seg" footer
+damaged "segment, truncated"                 "$seg" chop
+damaged "segment, removed"                   "$seg" gone
+damaged "manifest, a byte flipped"           "$man" mid
+damaged "catalog, a byte flipped"            "$cat_" mid
+damaged "catalog, truncated"                 "$cat_" chop
+
+# --- a crashed commit: killed at the link() that would publish it -----------
+rm -rf "$tmp/copy"; cp -a "$wh" "$tmp/copy"
+before=$(cd "$tmp/copy" && find data metadata tmp -type f 2>/dev/null | wc -l)
+FNT_FAULT="ops=link,nth=1,crash=1" sql "$tmp/copy" <<SQL >/dev/null || true
+SELECT fnt_file_chunk('$(chunk r3 0)');
+SQL
+after=$(cd "$tmp/copy" && find data metadata tmp -type f 2>/dev/null | wc -l)
+mkdir -p "$tmp/copy/tmp"; printf 'half a segment' > "$tmp/copy/tmp/left-over"
+[ "$after" -gt "$before" ] && ok "the crashed commit left files ($before -> $after)" \
+  || bad "the crash left no stray files ($before -> $after)"
+rc=0; out=$(fnt check -w "$tmp/copy" --all 2>&1) || rc=$?
+nstray=$(echo "$out" | grep -c "^unreferenced " || true)
+if [ $rc -eq 0 ] && [ "$nstray" -eq $((after - before + 1)) ] \
+   && echo "$out" | grep -q "^unreferenced $tmp/copy/tmp/left-over (14 bytes)$" \
+   && echo "$out" | grep "^unreferenced" | grep -q "/metadata/.*\.fnman ([0-9]* bytes)" \
+   && echo "$out" | grep "^unreferenced" | grep -q "/data/.*\.fnseg ([0-9]* bytes)"; then
+  ok "stray files: exit 0, $nstray listed with their sizes"
+else
+  bad "stray files: exit $rc, $nstray listed"; echo "$out"
+fi
+got=$(sql "$tmp/copy" <<<"SELECT count(*) FROM fn_trace_runs WHERE run_id = 'r3';")
+[ "$got" = 0 ] && ok "the crashed chunk is not visible" || bad "crashed chunk visible: $got"
+
+exit $fail

@@ -1,0 +1,415 @@
+/*
+** check.c -- `fnt check`: verifies every checksum and every reference of a
+** warehouse's current snapshot (with --all, of every retained snapshot).
+**
+**   fnt check -w ./fnt-warehouse            # exit 0 sound, 1 problems, 2 usage
+**
+** What is verified, per snapshot: its catalog file (checksum, decodes, its id
+** matches its name); each manifest it lists (present, checksum, decodes);
+** each segment those list (present, the listed size, footer checksum, the
+** table and row count the manifest claims, and the checksum and
+** decompression of every column chunk of every row group); then a full scan
+** of every column of the three tables through the public API, which decodes
+** every chunk as a query would.  Problems are printed one per line, naming
+** the file.  Files that no retained snapshot references (left in data/,
+** metadata/ and tmp/ by failed or crashed commits) are listed with their
+** sizes but are not problems: they are never read.
+**
+** The store has no public "list what a snapshot references" or "verify a
+** segment completely" call, so this file reads the store's internal headers
+** (metadata decoding, segment footers): a maintenance tool bound to the
+** format, like FORMAT.md itself.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fnt.h"
+#include "segment.h"     /* internal: footers and column chunks */
+
+static const char zCmd[] = "check";
+
+/* A set of relative paths (small warehouses: a sorted array suffices). */
+typedef struct path_set {
+  char **v;
+  size_t n, cap;
+} path_set;
+
+static int cmpStr(const void *a, const void *b){
+  return strcmp(*(char *const*)a, *(char *const*)b);
+}
+static void setAdd(path_set *s, const char *p){
+  if( s->n==s->cap ){
+    s->cap = s->cap ? s->cap*2 : 256;
+    s->v = realloc(s->v, s->cap*sizeof(char*));
+    if( s->v==0 ){ fprintf(stderr, "fnt check: out of memory\n"); exit(1); }
+  }
+  s->v[s->n] = strdup(p);
+  if( s->v[s->n]==0 ){ fprintf(stderr, "fnt check: out of memory\n"); exit(1); }
+  s->n++;
+}
+static void setSort(path_set *s){
+  size_t i, k = 0;
+  if( s->n==0 ) return;
+  qsort(s->v, s->n, sizeof(char*), cmpStr);
+  for(i=0; i<s->n; i++){
+    if( k>0 && strcmp(s->v[k-1], s->v[i])==0 ){ free(s->v[i]); continue; }
+    s->v[k++] = s->v[i];
+  }
+  s->n = k;
+}
+static int setHas(const path_set *s, const char *p){
+  return s->n && bsearch(&p, s->v, s->n, sizeof(char*), cmpStr)!=0;
+}
+static void setFree(path_set *s){
+  size_t i;
+  for(i=0; i<s->n; i++) free(s->v[i]);
+  free(s->v);
+  memset(s, 0, sizeof(*s));
+}
+
+typedef struct checker {
+  fnt_store *st;
+  const char *dir;
+  long problems;
+  path_set referenced;       /* every file a decodable snapshot lists */
+  path_set verified;         /* segments and manifests already verified */
+  uint64_t segments, manifests, snapshots, bytes, rows;
+} checker;
+
+static void problem(checker *c, const char *rel, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void problem(checker *c, const char *rel, const char *fmt, ...){
+  va_list ap;
+  printf("PROBLEM %s/%s: ", c->dir, rel);
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  c->problems++;
+}
+
+static int readRel(checker *c, const char *rel, uint8_t **data, size_t *n){
+  char *full = fnt_path_join(c->st, rel);
+  int rc;
+  if( full==0 ) return -1;
+  rc = fnt_io_read_file(full, data, n);
+  fnt_free(full);
+  return rc;
+}
+
+/* The store's message without the warehouse prefix it may carry. */
+static const char *why(checker *c){
+  const char *m = fnt_errmsg(c->st);
+  size_t n = strlen(c->dir);
+  if( strncmp(m, c->dir, n)==0 && m[n]=='/' ){
+    const char *colon = strstr(m, ": ");
+    if( colon ) return colon+2;
+  }
+  return m;
+}
+
+/* Verifies one segment completely: presence, size, footer, every chunk. */
+static void checkSegment(checker *c, const fnt_entry *e){
+  char *full;
+  struct stat sb;
+  fnt_segment *seg = 0;
+  fnt_buf scratch = {0}, raw = {0};
+  uint32_t g, k;
+  if( setHas(&c->verified, e->path) ) return;
+  setAdd(&c->verified, e->path);
+  setSort(&c->verified);
+  c->segments++;
+  full = fnt_path_join(c->st, e->path);
+  if( full==0 ){ problem(c, e->path, "out of memory"); return; }
+  if( stat(full, &sb)!=0 ){
+    problem(c, e->path, "listed segment %s", errno==ENOENT ? "is missing" : strerror(errno));
+    fnt_free(full);
+    return;
+  }
+  fnt_free(full);
+  c->bytes += (uint64_t)sb.st_size;
+  if( (uint64_t)sb.st_size!=e->file_size ){
+    problem(c, e->path, "%lld bytes, the manifest lists %llu",
+            (long long)sb.st_size, (unsigned long long)e->file_size);
+  }
+  if( fnt_segment_open(c->st, e->path, &seg) ){
+    problem(c, e->path, "%s", why(c));
+    return;
+  }
+  if( seg->table!=e->table ){
+    problem(c, e->path, "holds table %u, the manifest says %u", seg->table, e->table);
+  }
+  if( seg->nrows!=e->rows ){
+    problem(c, e->path, "holds %llu rows, the manifest says %llu",
+            (unsigned long long)seg->nrows, (unsigned long long)e->rows);
+  }
+  for(g=0; g<seg->nrg; g++){
+    for(k=0; k<seg->ncols; k++){
+      const fnt_seg_col *col = &seg->cols[k];
+      if( col->chunk_index<0 ) continue;
+      if( fnt_segment_read_chunk(c->st, seg, g, col, &scratch, &raw) ){
+        problem(c, e->path, "%s", why(c));
+      }
+    }
+  }
+  fnt_buf_free(&scratch);
+  fnt_buf_free(&raw);
+  fnt_segment_release(c->st, seg);
+}
+
+/* Decodes a manifest; verifies its segments when `verify`. */
+static void checkManifest(checker *c, const char *rel, int verify){
+  uint8_t *data = 0;
+  size_t n = 0, i;
+  fnt_manifest *m = 0;
+  setAdd(&c->referenced, rel);
+  if( readRel(c, rel, &data, &n) ){
+    if( verify ) problem(c, rel, "listed manifest cannot be read: %s", strerror(errno));
+    return;
+  }
+  if( fnt_manifest_decode(c->st, rel, data, n, &m) ){
+    if( verify ) problem(c, rel, "%s", why(c));
+    fnt_free(data);
+    return;
+  }
+  fnt_free(data);
+  for(i=0; i<m->n; i++) setAdd(&c->referenced, m->entries[i].path);
+  if( verify && !setHas(&c->verified, rel) ){
+    setAdd(&c->verified, rel);
+    setSort(&c->verified);
+    c->manifests++;
+    for(i=0; i<m->n; i++){
+      checkSegment(c, &m->entries[i]);
+      c->rows += m->entries[i].rows;
+    }
+  }
+  fnt_manifest_free(m);
+}
+
+/* Reads every row, every column, of every table of snapshot `id` through
+** the public API: the decoders run over every chunk, as a query's would. */
+static void scanSnapshot(checker *c, uint64_t id, const char *catRel){
+  fnt_snapshot *snap = 0;
+  int t;
+  if( fnt_snapshot_at(c->st, id, &snap) ){
+    problem(c, catRel, "snapshot %llu does not load: %s", (unsigned long long)id, why(c));
+    return;
+  }
+  for(t=0; t<3; t++){
+    fnt_predicate p;
+    fnt_scan *sc = 0;
+    int rc;
+    fnt_predicate_init(&p);
+    p.ordered = 1;
+    rc = fnt_scan_open(snap, (fnt_table)t, &p, &sc);
+    while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ) rc = FNT_OK;
+    if( rc<0 ){
+      const char *m = fnt_errmsg(c->st);
+      printf("PROBLEM %s (snapshot %llu, %s)\n", m[0] ? m : fnt_strerror(rc),
+             (unsigned long long)id, fnt_table_name((fnt_table)t));
+      c->problems++;
+    }
+    fnt_scan_close(sc);
+  }
+  fnt_snapshot_release(snap);
+}
+
+/* Decodes catalog version `id`; verifies it and what it lists when `verify`. */
+static void checkCatalog(checker *c, uint64_t id, int verify){
+  char rel[64];
+  uint8_t *data = 0;
+  size_t n = 0, i;
+  fnt_catalog cat;
+  fnt_catalog_name(id, rel);
+  setAdd(&c->referenced, rel);
+  if( readRel(c, rel, &data, &n) ){
+    if( verify ) problem(c, rel, "cannot be read: %s", strerror(errno));
+    return;
+  }
+  if( fnt_catalog_decode(c->st, rel, data, n, &cat) ){
+    if( verify ) problem(c, rel, "%s", why(c));
+    fnt_free(data);
+    return;
+  }
+  fnt_free(data);
+  if( verify ){
+    c->snapshots++;
+    if( cat.id!=id ){
+      problem(c, rel, "holds snapshot id %llu", (unsigned long long)cat.id);
+    }
+  }
+  for(i=0; i<cat.n_manifests; i++) checkManifest(c, cat.manifest_paths[i], verify);
+  fnt_catalog_clear(&cat);
+  if( verify ) scanSnapshot(c, id, rel);
+}
+
+/* The ids of catalog/v<20 digits>, ascending; other names go to `odd`. */
+static uint64_t *listCatalog(checker *c, size_t *nOut, path_set *odd){
+  char *full = fnt_path_join(c->st, FNT_DIR_CATALOG);
+  DIR *d = full ? opendir(full) : 0;
+  struct dirent *e;
+  uint64_t *ids = 0;
+  size_t n = 0, cap = 0;
+  *nOut = 0;
+  fnt_free(full);
+  if( d==0 ){
+    problem(c, FNT_DIR_CATALOG, "cannot be listed: %s", strerror(errno));
+    return 0;
+  }
+  while( (e = readdir(d))!=0 ){
+    const char *nm = e->d_name;
+    char *end;
+    unsigned long long id;
+    if( strcmp(nm, ".")==0 || strcmp(nm, "..")==0 || strcmp(nm, "HEAD")==0 ) continue;
+    if( nm[0]=='v' && strlen(nm)==21 && strspn(nm+1, "0123456789")==20 ){
+      id = strtoull(nm+1, &end, 10);
+      if( n==cap ){
+        cap = cap ? cap*2 : 64;
+        ids = realloc(ids, cap*sizeof(uint64_t));
+        if( ids==0 ){ fprintf(stderr, "fnt check: out of memory\n"); exit(1); }
+      }
+      ids[n++] = id;
+    }else{
+      char rel[600];
+      snprintf(rel, sizeof(rel), FNT_DIR_CATALOG "/%s", nm);
+      setAdd(odd, rel);
+    }
+  }
+  closedir(d);
+  {
+    /* insertion sort: catalogs are few */
+    size_t i, j;
+    for(i=1; i<n; i++){
+      uint64_t v = ids[i];
+      for(j=i; j>0 && ids[j-1]>v; j--) ids[j] = ids[j-1];
+      ids[j] = v;
+    }
+  }
+  *nOut = n;
+  return ids;
+}
+
+/* Lists, recursively, the files under `rel` that nothing references. */
+static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *bytes){
+  char *full = fnt_path_join(c->st, rel);
+  DIR *d = full ? opendir(full) : 0;
+  struct dirent *e;
+  fnt_free(full);
+  if( d==0 ) return;             /* tmp/ may be absent: nothing to list */
+  while( (e = readdir(d))!=0 ){
+    char child[1200];
+    struct stat sb;
+    char *cf;
+    if( strcmp(e->d_name, ".")==0 || strcmp(e->d_name, "..")==0 ) continue;
+    snprintf(child, sizeof(child), "%s/%s", rel, e->d_name);
+    cf = fnt_path_join(c->st, child);
+    if( cf==0 ) continue;
+    if( lstat(cf, &sb)==0 ){
+      if( S_ISDIR(sb.st_mode) ){
+        listStray(c, child, count, bytes);
+      }else if( !setHas(&c->referenced, child) ){
+        printf("unreferenced %s/%s (%lld bytes)\n", c->dir, child, (long long)sb.st_size);
+        (*count)++;
+        *bytes += (uint64_t)sb.st_size;
+      }
+    }
+    fnt_free(cf);
+  }
+  closedir(d);
+}
+
+static void usage(FILE *out){
+  fprintf(out,
+    "usage: fnt check [-w WAREHOUSE] [--all]\n"
+    "\n"
+    "Verifies every checksum and every reference of the warehouse's current\n"
+    "snapshot: the catalog file, each manifest it lists, each segment those\n"
+    "list (present, of the listed size, footer and every column chunk\n"
+    "checksummed), then reads every column of every row.  Problems are\n"
+    "printed as `PROBLEM <file>: <what>`.  Files no retained snapshot\n"
+    "references (left by failed or crashed commits) are listed as\n"
+    "`unreferenced <file> (<n> bytes)`; they are never read and are not\n"
+    "problems.\n"
+    "\n"
+    "options:\n"
+    "  -w, --warehouse DIR  the warehouse (default $FNT_WAREHOUSE, else ./fnt-warehouse)\n"
+    "  -a, --all            verify every retained snapshot, not only the current one\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "exit status: 0 sound, 1 problems found, 2 usage error\n"
+    "\n"
+    "example:\n"
+    "  fnt check -w ./fnt-warehouse --all\n");
+}
+
+int cmd_check(int argc, char **argv){
+  static const struct option opts[] = {
+    {"warehouse", required_argument, 0, 'w'},
+    {"all",       no_argument,       0, 'a'},
+    {"help",      no_argument,       0, 'h'},
+    {0, 0, 0, 0}
+  };
+  const char *wopt = 0;
+  int all = 0, ch, rc;
+  checker c;
+  uint64_t *ids, strayN = 0, strayBytes = 0;
+  size_t nIds, i;
+  path_set odd = {0};
+  optind = 1;
+  while( (ch = getopt_long(argc, argv, "w:ah", opts, 0))!=-1 ){
+    switch( ch ){
+      case 'w': wopt = optarg; break;
+      case 'a': all = 1; break;
+      case 'h': usage(stdout); return 0;
+      default:  usage(stderr); return 2;
+    }
+  }
+  if( optind<argc ){
+    cli_error(zCmd, "unexpected argument '%s'", argv[optind]);
+    usage(stderr);
+    return 2;
+  }
+  memset(&c, 0, sizeof(c));
+  c.dir = cli_warehouse(wopt);
+  rc = fnt_open(c.dir, 0, &c.st);       /* never create what we check */
+  if( rc!=FNT_OK ){
+    const char *m = c.st ? fnt_errmsg(c.st) : "";
+    cli_error(zCmd, "%s: %s", c.dir, m[0] ? m : fnt_strerror(rc));
+    fnt_close(c.st);
+    return 1;
+  }
+  ids = listCatalog(&c, &nIds, &odd);
+  /* Verify the newest (or all), and collect the references of every
+  ** retained snapshot, so that none of their files counts as stray. */
+  for(i=nIds; i>0; i--){
+    int verify = all || i==nIds;
+    checkCatalog(&c, ids[i-1], verify);
+    setSort(&c.referenced);
+  }
+  setSort(&c.referenced);
+  for(i=0; i<odd.n; i++){
+    printf("unreferenced %s/%s (not a snapshot file)\n", c.dir, odd.v[i]);
+  }
+  listStray(&c, FNT_DIR_DATA, &strayN, &strayBytes);
+  listStray(&c, FNT_DIR_METADATA, &strayN, &strayBytes);
+  listStray(&c, FNT_DIR_TMP, &strayN, &strayBytes);
+  printf("%s: %llu snapshot(s) of %zu verified, %llu manifest(s), %llu segment(s), "
+         "%llu bytes, %llu rows; %llu unreferenced file(s), %llu bytes: %s\n",
+         c.dir, (unsigned long long)c.snapshots, nIds,
+         (unsigned long long)c.manifests, (unsigned long long)c.segments,
+         (unsigned long long)c.bytes, (unsigned long long)c.rows,
+         (unsigned long long)strayN, (unsigned long long)strayBytes,
+         c.problems ? "PROBLEMS" : "sound");
+  if( c.problems ) printf("%ld problem(s)\n", c.problems);
+  free(ids);
+  setFree(&odd);
+  setFree(&c.referenced);
+  setFree(&c.verified);
+  fnt_close(c.st);
+  return c.problems ? 1 : 0;
+}
