@@ -22,46 +22,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commit.h"
 #include "segment.h"
 
 #define MAX_ATTEMPTS     1000   /* lost races before FNT_E_BUSY */
 #define MERGE_MANIFESTS  16     /* merge the list when it grows past this */
 
-typedef struct pending_file {
-  fnt_entry entry;       /* entry.path set when written */
-  fnt_buf bytes;
-  char *part_dir;        /* relative folder */
-} pending_file;
+typedef struct filed_ctx {
+  const fnt_commit *q;
+  int table;
+  const char *repo;
+  int conflict;
+} filed_ctx;
 
-/* What a commit adds, and how to tell whether it is already there. */
-typedef struct commit_req {
-  const char *operation;
-  char summary[512];
-  pending_file files[2];
-  size_t n_files;
-  const char *run_id, *repo;
-  int64_t chunk;          /* -1: a profile */
-} commit_req;
+static int filedKey(void *pCtx, const char *runId, int64_t chunk){
+  filed_ctx *x = pCtx;
+  const fnt_commit *q = x->q;
+  if( strcmp(runId, q->run_id)!=0 ) return 0;
+  if( q->chunk<0 ) return x->table==FNT_TABLE_PROFILE;
+  if( x->table==FNT_TABLE_PROFILE ) return 0;
+  if( chunk==q->chunk ) return 1;
+  if( strcmp(x->repo, q->repo)!=0 ) x->conflict = 1;
+  return 0;
+}
 
 /* 1 already filed, 0 not yet, FNT_E_CONFLICT when the run belongs to
 ** another repo. */
-static int checkFiled(fnt_store *st, const fnt_snapshot *s, const commit_req *q){
+static int checkFiled(fnt_store *st, const fnt_snapshot *s, const fnt_commit *q){
   size_t i, j;
-  int conflict = 0;
+  if( q->check ) return q->check(st, s, q->ctx);
+  filed_ctx x;
+  memset(&x, 0, sizeof(x));
+  x.q = q;
   for(i=0; i<s->n_manifests; i++){
     const fnt_manifest *m = s->manifests[i];
     for(j=0; j<m->n; j++){
       const fnt_entry *e = &m->entries[j];
-      if( strcmp(e->run_id, q->run_id)!=0 ) continue;
-      if( q->chunk<0 ){
-        if( e->table==FNT_TABLE_PROFILE ) return 1;
-      }else if( e->table!=FNT_TABLE_PROFILE ){
-        if( e->chunk==q->chunk ) return 1;
-        if( strcmp(e->repo, q->repo)!=0 ) conflict = 1;
-      }
+      if( !fnt_entry_has_run(e, q->run_id) ) continue;
+      x.table = e->table;
+      x.repo = e->repo;
+      if( fnt_entry_each_key(e, filedKey, &x) ) return 1;
     }
   }
-  if( conflict ){
+  if( x.conflict ){
     return fnt_err(st, FNT_E_CONFLICT, "run_id '%s' is already filed under "
                    "another repo (not '%s')", q->run_id, q->repo);
   }
@@ -121,14 +124,30 @@ static void removeFile(fnt_store *st, const char *rel){
 /* Builds the manifest list of snapshot `id` on top of `base`: base's
 ** manifests plus `ours`, or, once the list is long, one merged manifest
 ** (written here; *merged gets its path so a lost race can remove it). */
-static int buildList(fnt_store *st, const fnt_snapshot *base, const char *ours,
-                     const fnt_manifest *oursM, fnt_catalog *cat, char **merged){
+static int cmpPath(const void *a, const void *b){
+  return strcmp(*(const char*const*)a, *(const char*const*)b);
+}
+
+/* 1 when entry `e` is one the commit drops. */
+static int isRemoved(const fnt_commit *q, const fnt_entry *e){
+  return q->n_removed>0
+      && bsearch(&e->path, q->removed, q->n_removed, sizeof(char*), cmpPath)!=0;
+}
+
+/* Builds the manifest list of snapshot base+1: base's manifests plus
+** `ours`, or, once the list is long or the commit drops files, one merged
+** manifest of every entry kept (written here; *merged gets its path so a
+** lost race can remove it).  *droppedRows counts the rows dropped. */
+static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
+                     const char *ours, const fnt_manifest *oursM,
+                     fnt_catalog *cat, char **merged, uint64_t *droppedRows){
   size_t i, j, n = 0, total = oursM->n;
   fnt_entry *all;
   fnt_buf bytes = {0};
   int rc;
   *merged = 0;
-  if( base->n_manifests < MERGE_MANIFESTS ){
+  *droppedRows = 0;
+  if( base->n_manifests < MERGE_MANIFESTS && q->n_removed==0 ){
     cat->manifest_paths = fnt_calloc(base->n_manifests+1, sizeof(char*));
     if( cat->manifest_paths==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
     for(i=0; i<base->n_manifests; i++){
@@ -145,7 +164,11 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const char *ours,
   all = fnt_calloc(total+1, sizeof(fnt_entry));
   if( all==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   for(i=0; i<base->n_manifests; i++){
-    for(j=0; j<base->manifests[i]->n; j++) all[n++] = base->manifests[i]->entries[j];
+    for(j=0; j<base->manifests[i]->n; j++){
+      const fnt_entry *e = &base->manifests[i]->entries[j];
+      if( isRemoved(q, e) ) *droppedRows += e->rows;
+      else all[n++] = *e;
+    }
   }
   for(j=0; j<oursM->n; j++) all[n++] = oursM->entries[j];
   rc = fnt_manifest_encode(all, n, &bytes);   /* entries are borrowed */
@@ -162,14 +185,14 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const char *ours,
 }
 
 /* Tries to publish snapshot base+1.  1 published, 0 lost the race. */
-static int publish(fnt_store *st, const fnt_snapshot *base, const commit_req *q,
+static int publish(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
                    const char *manifestPath, const fnt_manifest *oursM,
                    uint64_t *published){
   fnt_catalog cat;
   fnt_buf bytes = {0};
   char *merged = 0, *tmpRel = 0, *tmpFull = 0, *target = 0, *catDir = 0;
   char name[64];
-  uint64_t addedRows = 0;
+  uint64_t addedRows = 0, droppedRows = 0;
   size_t i;
   int rc;
 
@@ -182,11 +205,11 @@ static int publish(fnt_store *st, const fnt_snapshot *base, const commit_req *q,
   cat.summary = fnt_strdup(q->summary);
   cat.added_files = q->n_files;
   cat.added_rows = addedRows;
-  cat.total_files = base->cat.total_files + q->n_files;
-  cat.total_rows = base->cat.total_rows + addedRows;
   if( cat.operation==0 || cat.summary==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-  rc = buildList(st, base, manifestPath, oursM, &cat, &merged);
+  rc = buildList(st, base, q, manifestPath, oursM, &cat, &merged, &droppedRows);
   if( rc ) goto done;
+  cat.total_files = base->cat.total_files + q->n_files - q->n_removed;
+  cat.total_rows = base->cat.total_rows + addedRows - droppedRows;
   rc = fnt_catalog_encode(&cat, &bytes);
   if( rc ){ rc = fnt_err(st, rc, "out of memory"); goto done; }
   rc = writeNewFile(st, FNT_DIR_TMP, ".fncat", &bytes, &tmpRel);
@@ -228,17 +251,18 @@ static int pinNewest(fnt_store *st, fnt_snapshot **s){
   return fnt_snapshot_current(st, s);
 }
 
-static int commitRequest(fnt_store *st, commit_req *q){
+int fnt_commit_run(fnt_store *st, fnt_commit *q){
   fnt_snapshot *s = 0;
   fnt_buf mbytes = {0};
   fnt_manifest ours;
-  fnt_entry entries[2];
+  fnt_entry *entries = 0;
   char *manifestPath = 0;
   uint64_t published = 0;
   size_t i;
   int rc, attempt;
 
   memset(&ours, 0, sizeof(ours));
+  if( q->n_removed ) qsort(q->removed, q->n_removed, sizeof(char*), cmpPath);
   rc = pinNewest(st, &s);
   if( rc ) return rc;
   rc = checkFiled(st, s, q);
@@ -246,8 +270,10 @@ static int commitRequest(fnt_store *st, commit_req *q){
   s = 0;
   if( rc ) return rc==1 ? 0 : rc;   /* already filed, or an error */
 
+  entries = fnt_calloc(q->n_files+1, sizeof(fnt_entry));
+  if( entries==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   for(i=0; i<q->n_files; i++){
-    pending_file *f = &q->files[i];
+    fnt_pending *f = &q->files[i];
     rc = writeNewFile(st, f->part_dir, ".fnseg", &f->bytes, &f->entry.path);
     if( rc ) goto fail;
     f->entry.file_size = f->bytes.len;
@@ -302,11 +328,12 @@ cleanup:
   removeFile(st, manifestPath);
 done:
   fnt_free(manifestPath);
+  fnt_free(entries);
   fnt_buf_free(&mbytes);
   return rc;
 }
 
-static void requestFree(commit_req *q){
+void fnt_commit_clear(fnt_commit *q){
   size_t i;
   for(i=0; i<q->n_files; i++){
     fnt_buf_free(&q->files[i].bytes);
@@ -316,7 +343,7 @@ static void requestFree(commit_req *q){
 }
 
 /* data/TABLE/PART for a partition value. */
-static char *partitionFolder(fnt_table t, const char *value){
+char *fnt_partition_folder(fnt_table t, const char *value){
   char *part = fnt_partition_dir(value), *out;
   size_t n;
   if( part==0 ) return 0;
@@ -408,7 +435,8 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
 }
 
 int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
-  commit_req q;
+  fnt_commit q;
+  fnt_pending files[2];
   const fnt_event *ev = 0;
   fnt_event *sortedCopy = 0;
   fnt_function *fns = 0;
@@ -424,6 +452,8 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   if( st==0 || c==0 ) return FNT_E_MISUSE;
   fnt_err_clear(st);
   memset(&q, 0, sizeof(q));
+  memset(files, 0, sizeof(files));
+  q.files = files;
   rc = validateChunk(st, c);
   if( rc ) return rc;
   n = c->n_events;
@@ -467,12 +497,12 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
            c->run_id, (long long)c->chunk, c->n_events);
 
   if( c->n_events>0 ){
-    pending_file *f = &q.files[q.n_files++];
+    fnt_pending *f = &q.files[q.n_files++];
     rc = fnt_segment_write_events(c->repo, nullIfEmpty(c->commit), c->run_id,
                                   fns, nFns, ev, n, remap, threadDict,
                                   nthreads, &f->bytes, &b);
     if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the events segment"); goto done; }
-    f->part_dir = partitionFolder(FNT_TABLE_EVENTS, c->run_id);
+    f->part_dir = fnt_partition_folder(FNT_TABLE_EVENTS, c->run_id);
     f->entry.table = FNT_TABLE_EVENTS;
     f->entry.rows = c->n_events;
     f->entry.run_id = (char*)c->run_id;
@@ -483,7 +513,7 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
   {
-    pending_file *f = &q.files[q.n_files++];
+    fnt_pending *f = &q.files[q.n_files++];
     memset(row, 0, sizeof(row));
     row[FNT_RUN_RUN_ID].s = c->run_id;
     row[FNT_RUN_TS_MICROS].i = c->ts_micros>=0 ? c->ts_micros : fnt_now_micros();
@@ -508,7 +538,7 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     row[FNT_RUN_BINARIES].s = c->binaries_json ? c->binaries_json : "[]";
     rc = fnt_segment_write_rows(FNT_TABLE_RUNS, row, 1, &f->bytes);
     if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the run row"); goto done; }
-    f->part_dir = partitionFolder(FNT_TABLE_RUNS, c->repo);
+    f->part_dir = fnt_partition_folder(FNT_TABLE_RUNS, c->repo);
     f->entry.table = FNT_TABLE_RUNS;
     f->entry.rows = 1;
     f->entry.run_id = (char*)c->run_id;
@@ -516,9 +546,9 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     f->entry.chunk = c->chunk;
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
-  rc = commitRequest(st, &q);
+  rc = fnt_commit_run(st, &q);
 done:
-  requestFree(&q);
+  fnt_commit_clear(&q);
   fnt_free(sortedCopy);
   fnt_free(fns);
   fnt_free(remap);
@@ -529,7 +559,8 @@ done:
 /* ---------------------------------------------------------------- profiles */
 
 int fnt_file_profile(fnt_store *st, const fnt_profile *p){
-  commit_req q;
+  fnt_commit q;
+  fnt_pending files[2];
   fnt_value *vals = 0;
   size_t i;
   int rc;
@@ -538,6 +569,8 @@ int fnt_file_profile(fnt_store *st, const fnt_profile *p){
   if( st==0 || p==0 ) return FNT_E_MISUSE;
   fnt_err_clear(st);
   memset(&q, 0, sizeof(q));
+  memset(files, 0, sizeof(files));
+  q.files = files;
   if( !nonEmpty(p->run_id) ) return fnt_err(st, FNT_E_INVALID, "run_id: must be a non-empty string");
   if( !nonEmpty(p->repo) ) return fnt_err(st, FNT_E_INVALID, "repo: must be a non-empty string");
   if( p->target==0 ) return fnt_err(st, FNT_E_INVALID, "target: missing");
@@ -577,10 +610,10 @@ int fnt_file_profile(fnt_store *st, const fnt_profile *p){
   q.chunk = -1;
   snprintf(q.summary, sizeof(q.summary), "run_id=%.300s rows=%zu", p->run_id, p->n_rows);
   {
-    pending_file *f = &q.files[q.n_files++];
+    fnt_pending *f = &q.files[q.n_files++];
     rc = fnt_segment_write_rows(FNT_TABLE_PROFILE, vals, p->n_rows, &f->bytes);
     if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the profile"); goto done; }
-    f->part_dir = partitionFolder(FNT_TABLE_PROFILE, p->repo);
+    f->part_dir = fnt_partition_folder(FNT_TABLE_PROFILE, p->repo);
     f->entry.table = FNT_TABLE_PROFILE;
     f->entry.rows = p->n_rows;
     f->entry.run_id = (char*)p->run_id;
@@ -588,9 +621,9 @@ int fnt_file_profile(fnt_store *st, const fnt_profile *p){
     f->entry.chunk = -1;
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
-  rc = commitRequest(st, &q);
+  rc = fnt_commit_run(st, &q);
 done:
-  requestFree(&q);
+  fnt_commit_clear(&q);
   fnt_free(vals);
   return rc;
 }

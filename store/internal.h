@@ -166,7 +166,25 @@ typedef struct fnt_entry {
   int64_t chunk;         /* -1 for profiles */
   int64_t seq_min, seq_max, t_min, t_max;   /* events only; else 0 */
   uint64_t snapshot_id;  /* the snapshot that added it */
+  /* A file that compaction merged from several lists what it holds here:
+  ** (run_id, chunk) per filed chunk, or (run_id, -1) per profile; run_id
+  ** and chunk above are then "" (several runs) or the run, and -1. */
+  struct fnt_key *keys;
+  size_t n_keys;
 } fnt_entry;
+
+typedef struct fnt_key {
+  char *run_id;
+  int64_t chunk;
+} fnt_key;
+
+/* Calls cb for every (run_id, chunk) an entry holds, until it returns
+** non-zero (which is then returned). */
+int fnt_entry_each_key(const fnt_entry *e,
+                       int (*cb)(void *ctx, const char *run_id, int64_t chunk),
+                       void *ctx);
+/* 1 when the entry holds rows of `run_id`. */
+int fnt_entry_has_run(const fnt_entry *e, const char *run_id);
 
 typedef struct fnt_manifest {
   char *path;            /* relative */

@@ -48,7 +48,7 @@ int fnt_meta_check(fnt_store *st, const char *path, const uint8_t *p,
 }
 
 int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out){
-  size_t i;
+  size_t i, j;
   fnt_meta_begin(out, manifestMagic);
   fnt_put_varint(out, n);
   for(i=0; i<n; i++){
@@ -64,15 +64,44 @@ int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out){
     fnt_put_varint(out, fnt_zigzag(e[i].t_min));
     fnt_put_varint(out, fnt_zigzag(e[i].t_max));
     fnt_put_varint(out, e[i].snapshot_id);
+    fnt_put_varint(out, e[i].n_keys);
+    for(j=0; j<e[i].n_keys; j++){
+      fnt_put_str(out, e[i].keys[j].run_id);
+      fnt_put_varint(out, fnt_zigzag(e[i].keys[j].chunk));
+    }
   }
   fnt_meta_end(out);
   return out->failed ? FNT_E_NOMEM : FNT_OK;
 }
 
 static void entryClear(fnt_entry *e){
+  size_t i;
   fnt_free(e->path);
   fnt_free(e->run_id);
   fnt_free(e->repo);
+  for(i=0; i<e->n_keys; i++) fnt_free(e->keys[i].run_id);
+  fnt_free(e->keys);
+}
+
+int fnt_entry_each_key(const fnt_entry *e,
+                       int (*cb)(void *ctx, const char *run_id, int64_t chunk),
+                       void *ctx){
+  size_t i;
+  int rc;
+  if( e->n_keys==0 ) return cb(ctx, e->run_id, e->chunk);
+  for(i=0; i<e->n_keys; i++){
+    if( (rc = cb(ctx, e->keys[i].run_id, e->keys[i].chunk))!=0 ) return rc;
+  }
+  return 0;
+}
+
+int fnt_entry_has_run(const fnt_entry *e, const char *run_id){
+  size_t i;
+  if( e->n_keys==0 || e->run_id[0] ) return strcmp(e->run_id, run_id)==0;
+  for(i=0; i<e->n_keys; i++){
+    if( strcmp(e->keys[i].run_id, run_id)==0 ) return 1;
+  }
+  return 0;
 }
 
 void fnt_manifest_free(fnt_manifest *m){
@@ -120,6 +149,20 @@ int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
     e->t_min = fnt_unzigzag(fnt_get_varint(&r));
     e->t_max = fnt_unzigzag(fnt_get_varint(&r));
     e->snapshot_id = fnt_get_varint(&r);
+    {
+      uint64_t nk = fnt_get_varint(&r), k;
+      if( r.ok && nk > (uint64_t)(r.end - r.p)/2 ) r.ok = 0;
+      if( r.ok && nk>0 ){
+        e->keys = fnt_calloc((size_t)nk, sizeof(fnt_key));
+        if( e->keys==0 ) r.ok = 0;
+        for(k=0; k<nk && r.ok; k++){
+          e->keys[k].run_id = fnt_get_str(&r, &isnull);
+          e->keys[k].chunk = fnt_unzigzag(fnt_get_varint(&r));
+          e->n_keys = (size_t)k+1;
+          if( r.ok && isnull ) r.ok = 0;
+        }
+      }
+    }
     if( r.ok && (e->table>=FNT_NTABLES || !e->path || !e->run_id || !e->repo
               || strstr(e->path, "..")) ){
       r.ok = 0;

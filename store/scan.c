@@ -85,9 +85,18 @@ static int inList(char **list, size_t n, const char *v){
 static int entryMatches(const fnt_scan *sc, const fnt_entry *e){
   const fnt_predicate *p = &sc->p;
   if( e->table!=sc->table ) return 0;
-  if( p->n_run_ids && inList(sc->run_ids, p->n_run_ids, e->run_id)<0 ) return 0;
+  if( p->n_run_ids ){
+    size_t i;
+    for(i=0; i<p->n_run_ids && !fnt_entry_has_run(e, sc->run_ids[i]); i++){}
+    if( i==p->n_run_ids ) return 0;
+  }
   if( p->n_repos && inList(sc->repos, p->n_repos, e->repo)<0 ) return 0;
-  if( sc->table==FNT_TABLE_RUNS && p->chunk>=0 && e->chunk!=p->chunk ) return 0;
+  if( sc->table==FNT_TABLE_RUNS && p->chunk>=0 ){
+    size_t i;
+    if( e->n_keys==0 ) return e->chunk==p->chunk;
+    for(i=0; i<e->n_keys && e->keys[i].chunk!=p->chunk; i++){}
+    if( i==e->n_keys ) return 0;
+  }
   if( sc->table==FNT_TABLE_EVENTS ){
     if( e->seq_max<p->seq_min || e->seq_min>p->seq_max ) return 0;
     if( e->t_max<p->t_min || e->t_min>p->t_max ) return 0;

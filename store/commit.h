@@ -1,0 +1,46 @@
+/*
+** commit.h -- the commit protocol (commit.c), shared by filing (commit.c)
+** and compaction (compact.c).  FORMAT.md, "Committing", gives the steps.
+*/
+#ifndef FNT_COMMIT_H
+#define FNT_COMMIT_H
+
+#include "internal.h"
+
+/* A segment file to add: its bytes, its folder, and its manifest entry
+** (entry.path and file_size are set when it is written). */
+typedef struct fnt_pending {
+  fnt_entry entry;
+  fnt_buf bytes;
+  char *part_dir;
+} fnt_pending;
+
+/* What one commit adds and drops, and when it has nothing to do. */
+typedef struct fnt_commit {
+  const char *operation;
+  char summary[512];
+  fnt_pending *files;        /* to add */
+  size_t n_files;
+  char **removed;            /* paths of listed files it drops (sorted here) */
+  size_t n_removed;
+  /* Filing: is (run_id, chunk) (chunk < 0: the profile run_id) filed? */
+  const char *run_id, *repo;
+  int64_t chunk;
+  /* Instead of that check, when set: 1 nothing to do, 0 go on, < 0 error. */
+  int (*check)(fnt_store *st, const fnt_snapshot *s, void *ctx);
+  void *ctx;
+} fnt_commit;
+
+/* Writes the files and publishes them (and the drops) as one snapshot,
+** retrying lost races.  @return 1 committed, 0 nothing to do (already
+** filed), or a negative code.  Files written by a commit that does not
+** publish are removed (best effort). */
+int fnt_commit_run(fnt_store *st, fnt_commit *q);
+
+/* Frees the pending files' bytes and paths (not q->files itself). */
+void fnt_commit_clear(fnt_commit *q);
+
+/* data/TABLE/PART for a partition value, in a new allocation. */
+char *fnt_partition_folder(fnt_table t, const char *value);
+
+#endif /* FNT_COMMIT_H */
