@@ -880,7 +880,8 @@ static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     const char *z = fnt_scan_text(pCur->pScan, i, &n);
     if( z ) sqlite3_result_text64(ctx, z, (sqlite3_uint64)n, SQLITE_TRANSIENT,
                                   SQLITE_UTF8);
-  }else{
+  }else if( pTab->eTab==FNT_TABLE_EVENTS || !fnt_scan_is_null(pCur->pScan, i) ){
+    /* (a runs or profile file older than a column has NULL for it) */
     sqlite3_result_int64(ctx, fnt_scan_int(pCur->pScan, i));
   }
   return SQLITE_OK;
