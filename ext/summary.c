@@ -168,6 +168,13 @@ static int sumBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     idxNum |= SUM_IDX_ORDER;
   }
   if( nRow<1 ) nRow = 1;
+  /* For EXPLAIN QUERY PLAN only: xFilter reads idxNum. */
+  pInfo->idxStr = sqlite3_mprintf("%s%s%s",
+      (idxNum & SUM_IDX_RUN_ID) ? "run_id= " : "",
+      (idxNum & SUM_IDX_REPO) ? "repo= " : "",
+      (idxNum & SUM_IDX_ORDER) ? "order" : "");
+  if( pInfo->idxStr==0 ) return SQLITE_NOMEM;
+  pInfo->needToFreeIdxStr = 1;
   pInfo->idxNum = idxNum;
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   pInfo->estimatedCost = 1000.0 + nRow;   /* the runs scan, whatever is kept */
@@ -325,6 +332,8 @@ static void sumFold(SumCursor *pCur){
   qsort(pCur->aRow, (size_t)pCur->nRow, sizeof(SumRow), sumCmpNewest);
 }
 
+/* Materializes the rows: idxNum and argv as the plan comment above
+** sumBestIndex() says. */
 static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   SumCursor *pCur = (SumCursor*)cur;

@@ -211,6 +211,8 @@ static const char *fntOpName(int op){
   }
 }
 
+/* Chooses the plan: idxNum, idxStr and argv as the plan comment above says;
+** fntFilter() reads them back. */
 static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   FntVtab *pTab = (FntVtab*)pVtab;
   sqlite3_str *pStr = sqlite3_str_new(0);
@@ -755,6 +757,8 @@ static int fntNext(sqlite3_vtab_cursor *cur){
   return fntStep((FntCursor*)cur);
 }
 
+/* Starts a scan: idxNum, idxStr and argv are those of the plan comment
+** above fntBestIndex().  Pins the connection's snapshot first. */
 static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   FntCursor *pCur = (FntCursor*)cur;
