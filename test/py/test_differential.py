@@ -482,11 +482,30 @@ def test_runs_profile_summary(db):
 def test_joins(db):
     conn, f = db
     rng = random.Random(3)
-    for _ in range(50):
+    for _ in range(70):
         q = Q(rng)
         event_atom(q, f)
-        shape = rng.randrange(6)
-        if shape == 0:
+        shape = rng.randrange(9)
+        if shape == 6:
+            # IN over a subquery of INTEGERs: numeric affinity again
+            check(conn, "SELECT run_id, count(*) FROM {E} WHERE run_id IN "
+                  "(SELECT chunk FROM {R}) GROUP BY run_id")
+            check(conn, "SELECT run_id, count(*) FROM {E} WHERE run_id IN "
+                  "(SELECT chunk || '' FROM {R}) GROUP BY run_id")
+        elif shape == 7:
+            # OR across tables' rows: deduplicated by rowid
+            check(conn, "SELECT * FROM {R} WHERE run_id = ? OR chunk = 1 OR repo = ?",
+                  (rng.choice(f["run_ids"]), rng.choice(REPOS)))
+            check(conn, "SELECT * FROM {P} WHERE run_id = ? OR stable_id = ? OR repo = ?",
+                  (rng.choice(f["profiles"]), rng.choice(f["stable_ids"]), rng.choice(REPOS)))
+            check(conn, "SELECT * FROM {S} WHERE run_id = ? OR repo = ?",
+                  (rng.choice(f["run_ids"]), rng.choice(REPOS)))
+        elif shape == 8:
+            check(conn, "SELECT count(*), sum(seq_no) FROM {E} WHERE run_id NOT IN (?, ?) "
+                  "AND kind IS ? AND thread IS NOT ?",
+                  (rng.choice(f["run_ids"]), rng.choice(f["run_ids"]),
+                   rng.choice(["entry", None]), rng.choice(THREADS)))
+        elif shape == 0:
             # (the subquery is flattened: its WHERE still reaches xBestIndex)
             check(conn, "SELECT e.run_id, e.seq_no, r.target, r.chunk FROM "
                   "(SELECT * FROM {E}%s) AS e "
