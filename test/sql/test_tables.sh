@@ -248,6 +248,23 @@ expect "window and fnt_last_scan" "2
 3
 2|1|1|integer|integer" "$got"
 
+# --- a damaged segment: an error naming the table and the file, no crash ---
+seg=$(find "$wh" -path "*fn_trace_events*" -type f -size +100c | sort | head -1)
+if [ -n "$seg" ]; then
+  size=$(stat -c %s "$seg")
+  printf '\xff\xff\xff\xff' | dd of="$seg" bs=1 seek=$((size / 2)) conv=notrunc status=none
+  got=$(sql <<'SQL'
+SELECT count(*), sum(t_ns) FROM fn_trace_events;
+SQL
+)
+  case "$got" in
+    *"fn_trace_events: "*"$(basename "$seg")"*) echo 'ok   damaged segment named in the error' ;;
+    *) echo "FAIL damaged segment: $got"; fail=1 ;;
+  esac
+else
+  echo "FAIL no fn_trace_events file found under $wh"; fail=1
+fi
+
 # --- no warehouse: a clear error ---------------------------------------------
 got=$( { echo ".load $FNT_BUILD/fntrace"; echo "SELECT * FROM fn_trace_events;"; } \
        | env -u FNT_WAREHOUSE LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory: 2>&1 || true)
