@@ -189,6 +189,26 @@ typedef struct fnt_profile {
 int fnt_file_profile(fnt_store *st, const fnt_profile *p);
 
 /* ------------------------------------------------------------------------
+** Maintenance.
+*/
+typedef struct fnt_compact_stats {
+  uint64_t files_before, files_after;   /* files the newest snapshot lists */
+  uint64_t files_merged;                /* small files rewritten... */
+  uint64_t files_written;               /* ...into these */
+  uint64_t rows_rewritten;
+} fnt_compact_stats;
+
+/* Merges small segment files, in one snapshot commit ("compact"): per repo
+** all run rows into one file and all profiles into one; per run, events
+** segments under 256Ki rows into segments of up to 1Mi rows.  Every table
+** reads the same rows after as before; older snapshots keep their files.
+** Filing stays idempotent (merged files list the chunks they hold).  A
+** commit racing with it wins; compaction then does nothing.
+** @return 1 compacted, 0 nothing to merge (or lost to a racing commit), or
+**         a negative code.  `stats` may be NULL. */
+int fnt_compact(fnt_store *st, fnt_compact_stats *stats);
+
+/* ------------------------------------------------------------------------
 ** Snapshots.  A snapshot is one committed version of the whole warehouse
 ** (all tables).  Ids are 1, 2, 3, ...; id 0 is the empty warehouse.
 ** A pinned snapshot never changes, whatever is committed after it.

@@ -236,4 +236,10 @@ void fnt_store_caches_free(fnt_store *st);
 /* Records the id a commit just published (best effort). */
 void fnt_snapshot_hint(fnt_store *st, uint64_t id);
 
+/* ---- scan.c: a scan of exactly these files of the snapshot (all rows, all
+** columns), for compaction and checks. */
+int fnt_scan_open_entries(fnt_snapshot *snap, fnt_table table,
+                          const fnt_entry *const *entries, size_t n,
+                          int ordered, fnt_scan **out);
+
 #endif /* FNT_INTERNAL_H */

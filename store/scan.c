@@ -397,8 +397,8 @@ static void dropActive(fnt_scan *sc, size_t i){
   sc->active[i] = sc->active[--sc->nactive];
 }
 
-int fnt_scan_open(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
-                  fnt_scan **out){
+static int scanOpen(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
+                    const fnt_entry *const *only, size_t nOnly, fnt_scan **out){
   fnt_store *st;
   fnt_scan *sc;
   size_t i, j, n = 0;
@@ -447,12 +447,14 @@ int fnt_scan_open(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
     if( table==FNT_TABLE_RUNS && p->chunk>=0 ) sc->need |= COLBIT(FNT_RUN_CHUNK);
     if( table==FNT_TABLE_PROFILE && p->stable_id ) sc->need |= COLBIT(FNT_PROF_STABLE_ID);
   }
-  /* Candidate files. */
+  /* Candidate files: those given, else the snapshot's that can match. */
   for(i=0; i<snap->n_manifests; i++) n += snap->manifests[i]->n;
+  if( only ) n = nOnly;
   sc->files = fnt_calloc(n+1, sizeof(fnt_entry*));
   sc->active = fnt_calloc(n+1, sizeof(seg_cursor*));
   if( !sc->files || !sc->active ){ rc = nomem(sc); goto fail; }
-  for(i=0; !sc->done && i<snap->n_manifests; i++){
+  for(i=0; only && i<nOnly; i++) sc->files[sc->nfiles++] = only[i];
+  for(i=0; !only && !sc->done && i<snap->n_manifests; i++){
     const fnt_manifest *m = snap->manifests[i];
     for(j=0; j<m->n; j++){
       const fnt_entry *e = &m->entries[j];
@@ -469,6 +471,20 @@ int fnt_scan_open(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
 fail:
   fnt_scan_close(sc);
   return rc;
+}
+
+int fnt_scan_open(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
+                  fnt_scan **out){
+  return scanOpen(snap, table, p, 0, 0, out);
+}
+
+int fnt_scan_open_entries(fnt_snapshot *snap, fnt_table table,
+                          const fnt_entry *const *entries, size_t n,
+                          int ordered, fnt_scan **out){
+  fnt_predicate p;
+  fnt_predicate_init(&p);
+  p.ordered = ordered;
+  return scanOpen(snap, table, &p, entries, n, out);
 }
 
 /* The events merge: see the comment at the top of the file. */
