@@ -19,6 +19,7 @@ static const struct {
   {"ls",          cmd_ls,          "list runs and profiles, newest first"},
   {"heat",        cmd_heat,        "the hottest functions of a run"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},
+  {"compact",     cmd_compact,     "merge small segment files so that queries open fewer"},
   {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
   {"bench",       cmd_bench,       "benchmark fntrace against plain SQLite on a synthetic trace"},
 };
