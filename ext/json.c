@@ -405,9 +405,10 @@ static void jsonToken(const JsonCtx *x, char *zBuf, size_t nBuf){
   if( n+1==nBuf && n>3 ) memcpy(zBuf+n-3, "...", 3);
 }
 
-/* Reads a non-negative integer <= 2^63-1, exactly (never through double).
-** zName (or NULL) names the value in messages: "seq_no -3 is negative". */
-static inline int jsonUInt(JsonCtx *x, const char *zName, uint64_t *pv){
+/* jsonUInt() for every case: all checks, all messages. */
+static int jsonUIntSlow(JsonCtx *x, const char *zName, uint64_t *pv)
+    __attribute__((noinline));
+static int jsonUIntSlow(JsonCtx *x, const char *zName, uint64_t *pv){
   const unsigned char *p = x->p, *e = x->e, *s = p;
   uint64_t v = 0;
   char zTok[48];
@@ -440,6 +441,33 @@ static inline int jsonUInt(JsonCtx *x, const char *zName, uint64_t *pv){
   *pv = v;
   x->p = p;
   return SQLITE_OK;
+}
+
+/* Reads a non-negative integer <= 2^63-1, exactly (never through double).
+** zName (or NULL) names the value in messages: "seq_no -3 is negative".
+** Inlined into the event loop: one pass over at most 18 digits, which
+** cannot overflow; anything else (19 digits, a sign, a fraction, the last
+** bytes of the input, an error) goes to jsonUIntSlow(). */
+static inline __attribute__((always_inline))
+int jsonUInt(JsonCtx *x, const char *zName, uint64_t *pv){
+  const unsigned char *p = x->p;
+  if( x->e - p>=20 ){
+    unsigned d = (unsigned)p[0] - '0';
+    if( d<10 ){
+      const unsigned char *q = p+1;
+      uint64_t v = d;
+      if( d!=0 ){
+        while( (d = (unsigned)*q - '0')<10 && q-p<18 ){ v = v*10 + d; q++; }
+      }
+      unsigned c = *q;
+      if( c-'0'>=10u && c!='.' && (c|0x20)!='e' ){
+        x->p = q;
+        *pv = v;
+        return SQLITE_OK;
+      }
+    }
+  }
+  return jsonUIntSlow(x, zName, pv);
 }
 
 /* An integer field: null (when allowed) gives dflt. */
