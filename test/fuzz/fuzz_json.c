@@ -11,7 +11,7 @@
 **     -Iext -Istore test/fuzz/fuzz_json.c ext/json.c -lsqlite3 -o fuzz_json
 **   ./fuzz_json -max_len=4096 CORPUS_DIR
 ** (SQLITE_CORE makes json.c call libsqlite3 directly instead of through
-** the extension API.)  A 5-minute run did 16.7M inputs without a finding.
+** the extension API.)  Runs of 5 and 3 minutes (16.7M and 17M inputs) found nothing.
 */
 #include <stdint.h>
 #include <stddef.h>
