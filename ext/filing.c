@@ -11,9 +11,13 @@
 ** call).  Bad input writes nothing: every check, ours and the store's,
 ** runs before the commit, and errors read "fnt_file_chunk: <path>: <what>".
 **
-** The argument may be TEXT or a BLOB (readfile() returns one); SQL NULL as
-** room means no room.  The room is a table or view with columns symbol,
-** stable_id, named as one identifier (any characters, no schema prefix).
+** The argument may be TEXT or a BLOB (readfile() returns one).  Keys the
+** shape does not know are ignored, so producers may add fields (json.c
+** lists the other leniencies).  The room is a table or view with columns
+** symbol, stable_id, named as one identifier (any characters, no schema
+** prefix; SQL NULL means no room); symbols match byte for byte, and a
+** symbol with several non-empty stable_ids in the room takes the first
+** one found.
 */
 #include <stdlib.h>
 #include <string.h>
