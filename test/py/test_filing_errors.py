@@ -344,6 +344,30 @@ def test_second_chunk_and_defaults(db):
     assert row == (None, 1, 2, "[]", 990, 1000)
 
 
+def test_many_chunks_in_one_statement(db):
+    # The parser's buffers are reused from call to call: a smaller chunk
+    # after a bigger one must not see any of the bigger one's data.
+    db.execute("CREATE TABLE inbox(n, doc)")
+    sizes = [3000, 5, 700, 0]
+    for i, n in enumerate(sizes):
+        funcs = [{"symbol": "f%d_%d" % (i, k), "stable_id": None, "local": True}
+                 for k in range(max(n // 10, 1))]
+        evs = [[i, s, 10 * s + i, s % len(funcs), "entry"] for s in range(n)]
+        db.execute("INSERT INTO inbox VALUES (?, ?)", (i, json.dumps(
+            chunk(chunk=i, chunks=len(sizes), functions=funcs, events=evs))))
+    got = [r[0] for r in db.execute(
+        "SELECT fnt_file_chunk(doc) FROM inbox ORDER BY n")]
+    assert got == [1, 1, 1, 1]
+    for i, n in enumerate(sizes):
+        rows = db.execute("SELECT count(*), count(DISTINCT thread), "
+                          "sum(t_ns = 10 * seq_no + ?), min(symbol) "
+                          "FROM fn_trace_events WHERE thread = ?",
+                          (i, i)).fetchone()
+        assert rows[:3] == (n, 1 if n else 0, n if n else None), (i, rows)
+        if n:
+            assert rows[3].startswith("f%d_" % i), rows
+
+
 def test_blob_argument(db, tmp_path):
     p = tmp_path / "c.json"
     p.write_text(json.dumps(chunk()))
