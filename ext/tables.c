@@ -638,67 +638,12 @@ static int fntFoldArgs(FntFold *p, const char *zPlan, int argc,
 
 /* Rowids.  SQLite's OR optimization runs one xFilter per OR branch and
 ** drops rows whose rowid it has already seen, so a rowid must name the same
-** row in every scan of the statement, whatever the filter.  The store has
-** no row positions to offer, so the rowid is derived from what identifies a
-** row: (run_id, seq_no) for an event (seq_no is unique within a run, SPEC
-** §3), (run_id, chunk) for a run row, a profile row's content.  Within a
-** run these are distinct exactly (the mix below is a bijection of 64 bits);
-** across runs they collide with odds of 2^-64 per pair of rows.  The
-** columns they need are always decoded (fntRowidColumns). */
-static sqlite3_uint64 fntMix(sqlite3_uint64 x){
-  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27; x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-static sqlite3_uint64 fntHashText(const char *z){
-  sqlite3_uint64 h = 0xcbf29ce484222325ULL;      /* FNV-1a */
-  if( z==0 ) return 0x5bd1e9955bd1e995ULL;       /* NULL: not "" */
-  while( *z ){ h ^= (unsigned char)*z++; h *= 0x100000001b3ULL; }
-  return h;
-}
-
-static sqlite3_uint64 fntRowidColumns(fnt_table eTab){
-  switch( eTab ){
-    case FNT_TABLE_EVENTS:
-      return ((sqlite3_uint64)1<<FNT_EV_RUN_ID) | ((sqlite3_uint64)1<<FNT_EV_SEQ_NO);
-    case FNT_TABLE_RUNS:
-      return ((sqlite3_uint64)1<<FNT_RUN_RUN_ID) | ((sqlite3_uint64)1<<FNT_RUN_CHUNK);
-    default:
-      return ((sqlite3_uint64)1<<FNT_PROF_RUN_ID) | ((sqlite3_uint64)1<<FNT_PROF_SYMBOL)
-           | ((sqlite3_uint64)1<<FNT_PROF_STABLE_ID) | ((sqlite3_uint64)1<<FNT_PROF_SELF_NS)
-           | ((sqlite3_uint64)1<<FNT_PROF_TOTAL_NS)
-           | ((sqlite3_uint64)1<<FNT_PROF_SELF_SAMPLES)
-           | ((sqlite3_uint64)1<<FNT_PROF_TOTAL_SAMPLES);
-  }
-}
-
+** row in every scan of the statement, whatever the filter: the store's
+** fnt_scan_rowid (the file's place in the snapshot, the row's in the file)
+** is exactly that, since every cursor of a statement reads one snapshot. */
 static int fntRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   FntCursor *pCur = (FntCursor*)cur;
-  FntVtab *pTab = (FntVtab*)cur->pVtab;
-  const fnt_scan *sc = pCur->pScan;
-  const sqlite3_uint64 K = 0x9e3779b97f4a7c15ULL;   /* odd: x*K is a bijection */
-  sqlite3_uint64 h;
-  if( sc==0 ){ *pRowid = 0; return SQLITE_OK; }
-  switch( pTab->eTab ){
-    case FNT_TABLE_EVENTS:
-      h = fntHashText(fnt_scan_text(sc, FNT_EV_RUN_ID, 0))
-          ^ ((sqlite3_uint64)fnt_scan_int(sc, FNT_EV_SEQ_NO) * K);
-      break;
-    case FNT_TABLE_RUNS:
-      h = fntHashText(fnt_scan_text(sc, FNT_RUN_RUN_ID, 0))
-          ^ ((sqlite3_uint64)fnt_scan_int(sc, FNT_RUN_CHUNK) * K);
-      break;
-    default:
-      h = fntHashText(fnt_scan_text(sc, FNT_PROF_RUN_ID, 0));
-      h = fntMix(h ^ fntHashText(fnt_scan_text(sc, FNT_PROF_SYMBOL, 0)));
-      h = fntMix(h ^ fntHashText(fnt_scan_text(sc, FNT_PROF_STABLE_ID, 0)));
-      h = fntMix(h ^ (sqlite3_uint64)fnt_scan_int(sc, FNT_PROF_SELF_NS));
-      h = fntMix(h ^ (sqlite3_uint64)fnt_scan_int(sc, FNT_PROF_TOTAL_NS));
-      h = fntMix(h ^ (sqlite3_uint64)fnt_scan_int(sc, FNT_PROF_SELF_SAMPLES));
-      h ^= (sqlite3_uint64)fnt_scan_int(sc, FNT_PROF_TOTAL_SAMPLES);
-      break;
-  }
-  *pRowid = (sqlite3_int64)fntMix(h);
+  *pRowid = pCur->pScan ? (sqlite3_int64)fnt_scan_rowid(pCur->pScan) : 0;
   return SQLITE_OK;
 }
 
@@ -834,7 +779,7 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     if( v!=fold.aHi[FNT_F_CHUNK] || v<0 ) goto filter_out;
     pred.chunk = v;
   }
-  pred.columns = (mCols | fntRowidColumns(pTab->eTab))
+  pred.columns = mCols
                & ((pTab->nCol>=64 ? 0 : ((sqlite3_uint64)1<<pTab->nCol)) - 1);
   pred.ordered = (idxNum & FNT_IDX_ORDERED)!=0;
   if( (idxNum & FNT_IDX_LIMIT) && fold.nLimit>0 && !fold.bOpen ){

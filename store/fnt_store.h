@@ -333,6 +333,11 @@ const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len);
 ** a column added after the row's file was written), else 0. */
 int fnt_scan_is_null(const fnt_scan *sc, int col);
 
+/* A number naming the current row among all rows of the snapshot's table,
+** the same in every scan of that snapshot whatever its predicate (the file's
+** position in the snapshot and the row's in the file).  For SQLite rowids. */
+uint64_t fnt_scan_rowid(const fnt_scan *sc);
+
 /* Events only: the current row's function as an index into the current
 ** segment's function table, and a number that changes whenever that table
 ** changes (so a caller can map indexes to its own ids once per segment).

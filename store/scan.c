@@ -655,6 +655,24 @@ uint32_t fnt_scan_function(const fnt_scan *sc, uint64_t *gen){
   return (uint32_t)c->fn[c->row];
 }
 
+uint64_t fnt_scan_rowid(const fnt_scan *sc){
+  const seg_cursor *c;
+  uint64_t ord = 0;
+  size_t i;
+  if( sc==0 || (c = sc->cur)==0 ) return 0;
+  /* The entry's ordinal in the snapshot: manifests hold entries in arrays,
+  ** and a snapshot lists few manifests (they are merged past 16). */
+  for(i=0; i<sc->snap->n_manifests; i++){
+    const fnt_manifest *m = sc->snap->manifests[i];
+    if( c->entry>=m->entries && c->entry<m->entries + m->n ){
+      ord += (uint64_t)(c->entry - m->entries);
+      break;
+    }
+    ord += m->n;
+  }
+  return (ord << 32) | (c->seg->rgs[c->next_rg-1].first_row + c->row);
+}
+
 int fnt_scan_next_batch(fnt_scan *sc, fnt_event_batch *b){
   const fnt_predicate *p;
   seg_cursor *c;
