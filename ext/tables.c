@@ -61,6 +61,7 @@ typedef struct FntVtab {
   fnt_table eTab;
   int nCol;
   int aCol[FNT_NFIELD];          /* column of each field, -1 if none here */
+  sqlite3_uint64 mText;          /* bit i: column i is text (xColumn's hot path) */
 } FntVtab;
 
 typedef struct FntCursor {
@@ -125,6 +126,9 @@ static int fntConnect(sqlite3 *db, void *pAux, int argc,
   pTab->pT = pA->pT;
   pTab->eTab = pA->eTab;
   pTab->nCol = nCol;
+  for(i=0; i<nCol; i++){
+    if( fnt_column_is_text(pA->eTab, i) ) pTab->mText |= (sqlite3_uint64)1<<i;
+  }
   for(f=0; f<FNT_NFIELD; f++){
     pTab->aCol[f] = -1;
     if( (aFieldTables[f] & (1u<<pA->eTab))==0 ) continue;
@@ -824,7 +828,7 @@ static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   FntCursor *pCur = (FntCursor*)cur;
   FntVtab *pTab = (FntVtab*)cur->pVtab;
   if( pCur->pScan==0 || i<0 || i>=pTab->nCol ) return SQLITE_OK;
-  if( fnt_column_is_text(pTab->eTab, i) ){
+  if( pTab->mText & ((sqlite3_uint64)1<<i) ){
     size_t n = 0;
     const char *z = fnt_scan_text(pCur->pScan, i, &n);
     if( z ) sqlite3_result_text64(ctx, z, (sqlite3_uint64)n, SQLITE_TRANSIENT,

@@ -29,6 +29,7 @@ typedef struct seg_cursor {
   /* events: decoded columns (only those needed) */
   uint64_t *thread, *seq, *t, *kind, *fn;
   uint8_t *fn_match;      /* stable_id predicate: per function, 1 = matches */
+  const fnt_seg_col *consts[3];  /* repo, commit, run_id */
   uint64_t generation;
   /* runs/profile: per column, integers or text offsets into arena[col] */
   int64_t **ivals;
@@ -196,6 +197,7 @@ static int openCursor(fnt_scan *sc, const fnt_entry *e, seg_cursor **out){
   }
   c->generation = ++sc->generation;
   if( sc->table==FNT_TABLE_EVENTS ){
+    for(i=0; i<3; i++) c->consts[i] = fnt_segment_col(c->seg, (uint32_t)i+1);
     c->thread = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
     c->seq = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
     c->t = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
@@ -608,9 +610,10 @@ const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len){
       const fnt_seg_col *sc_col;
       switch( col ){
         case FNT_EV_REPO: case FNT_EV_COMMIT: case FNT_EV_RUN_ID:
-          sc_col = fnt_segment_col(c->seg, (uint32_t)col+1);
-          v = sc_col ? sc_col->const_value : 0;
-          break;
+          sc_col = c->consts[col];     /* field ids 1, 2, 3 */
+          if( sc_col==0 ) break;
+          if( len ) *len = sc_col->const_len;
+          return sc_col->const_value;
         case FNT_EV_SYMBOL: {
           uint64_t f = c->fn[c->row];
           if( len ) *len = c->seg->func_len[2*f];

@@ -77,6 +77,7 @@ typedef struct fnt_seg_col {
   uint32_t field_id;
   uint8_t encoding;
   char *const_value;     /* FNT_ENC_CONST */
+  size_t const_len;
   int chunk_index;       /* index into a row group's chunks, -1 if none */
 } fnt_seg_col;
 

@@ -62,6 +62,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
     if( c->encoding==FNT_ENC_CONST ){
       c->const_value = fnt_get_str(r, &isnull);
       if( !isnull && c->const_value==0 ) return FNT_E_CORRUPT;
+      c->const_len = c->const_value ? strlen(c->const_value) : 0;
     }else if( c->encoding!=FNT_ENC_FUNC_REF ){
       if( c->encoding>FNT_ENC_FUNC_STACK ) return FNT_E_CORRUPT;
       c->chunk_index = (int)nchunk++;
