@@ -357,6 +357,26 @@ char *fnt_partition_folder(fnt_table t, const char *value){
 static int nonEmpty(const char *s){ return s && s[0]; }
 static const char *nullIfEmpty(const char *s){ return s && s[0] ? s : 0; }
 
+/* Every filing adds a small run-row or profile file; once enough have
+** piled up since the last compaction, compact, so that reading
+** fn_trace_runs never opens more than about AUTO_COMPACT files per repo.
+** Best effort: the filing has committed whatever happens here. */
+#define AUTO_COMPACT 256
+static void compactWhenDue(fnt_store *st){
+  fnt_snapshot *s;
+  size_t i, j, small = 0;
+  if( fnt_snapshot_current(st, &s) ){ fnt_err_clear(st); return; }
+  for(i=0; i<s->n_manifests; i++){
+    for(j=0; j<s->manifests[i]->n; j++){
+      const fnt_entry *e = &s->manifests[i]->entries[j];
+      small += e->table!=FNT_TABLE_EVENTS && e->n_keys==0;
+    }
+  }
+  fnt_snapshot_release(s);
+  if( small>=AUTO_COMPACT ) fnt_compact(st, 0);
+  fnt_err_clear(st);
+}
+
 /* ------------------------------------------------------------------ chunks */
 
 static int validateChunk(fnt_store *st, const fnt_chunk *c){
@@ -547,6 +567,7 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
   rc = fnt_commit_run(st, &q);
+  if( rc==1 ) compactWhenDue(st);
 done:
   fnt_commit_clear(&q);
   fnt_free(sortedCopy);
@@ -622,6 +643,7 @@ int fnt_file_profile(fnt_store *st, const fnt_profile *p){
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
   rc = fnt_commit_run(st, &q);
+  if( rc==1 ) compactWhenDue(st);
 done:
   fnt_commit_clear(&q);
   fnt_free(vals);

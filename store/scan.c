@@ -563,6 +563,19 @@ int fnt_scan_next(fnt_scan *sc){
   if( sc->advance_cur && sc->cur ){
     seg_cursor *c = sc->cur;
     size_t i;
+    /* The common step: the next row of the same row group matches, and no
+    ** other file of an ordered merge can come before it. */
+    if( c->row+1<c->nrows && sc->nactive==1 ){
+      c->row++;
+      if( rowMatches(sc, c)
+       && (sc->table!=FNT_TABLE_EVENTS || !sc->p.ordered
+           || sc->next_file>=sc->group_end
+           || sc->files[sc->next_file]->seq_min>(int64_t)c->seq[c->row]) ){
+        sc->yielded++;
+        return 1;
+      }
+      c->row--;
+    }
     sc->advance_cur = 0;
     rc = seekMatch(sc, c, 0);
     if( rc ){ sc->done = 1; return rc; }
