@@ -78,6 +78,9 @@ typedef struct checker {
   long problems;
   path_set referenced;       /* every file a decodable snapshot lists */
   path_set verified;         /* segments and manifests already verified */
+  path_set seenMan;          /* manifests read (every snapshot repeats most) */
+  path_set scannedMan;       /* manifests whose segments a full scan has read */
+  path_set snapMan;          /* the manifests of the snapshot being checked */
   uint64_t segments, manifests, snapshots, bytes, rows;
 } checker;
 
@@ -162,11 +165,17 @@ static void checkSegment(checker *c, const fnt_entry *e){
   fnt_segment_release(c->st, seg);
 }
 
-/* Decodes a manifest; verifies its segments when `verify`. */
+/* Decodes a manifest; verifies its segments when `verify`.  Each manifest
+** is read once: snapshots are checked newest first, and a verified one
+** comes before any that is not (only the newest, without --all). */
 static void checkManifest(checker *c, const char *rel, int verify){
   uint8_t *data = 0;
   size_t n = 0, i;
   fnt_manifest *m = 0;
+  if( verify ) setAdd(&c->snapMan, rel);
+  if( setHas(&c->seenMan, rel) ) return;
+  setAdd(&c->seenMan, rel);
+  setSort(&c->seenMan);
   setAdd(&c->referenced, rel);
   if( readRel(c, rel, &data, &n) ){
     if( verify ) problem(c, rel, "listed manifest cannot be read: %s", strerror(errno));
@@ -179,9 +188,7 @@ static void checkManifest(checker *c, const char *rel, int verify){
   }
   fnt_free(data);
   for(i=0; i<m->n; i++) setAdd(&c->referenced, m->entries[i].path);
-  if( verify && !setHas(&c->verified, rel) ){
-    setAdd(&c->verified, rel);
-    setSort(&c->verified);
+  if( verify ){
     c->manifests++;
     for(i=0; i<m->n; i++){
       checkSegment(c, &m->entries[i]);
@@ -245,7 +252,20 @@ static void checkCatalog(checker *c, uint64_t id, int verify){
   }
   for(i=0; i<cat.n_manifests; i++) checkManifest(c, cat.manifest_paths[i], verify);
   fnt_catalog_clear(&cat);
-  if( verify ) scanSnapshot(c, id, rel);
+  if( verify ){
+    /* Scanning is the costly part: a snapshot all of whose manifests a newer
+    ** snapshot's scan has read (a commit usually adds one manifest to its
+    ** parent's list) is not scanned again -- its files are verified chunk
+    ** by chunk all the same. */
+    int fresh = c->snapMan.n==0;
+    for(i=0; i<c->snapMan.n && !fresh; i++) fresh = !setHas(&c->scannedMan, c->snapMan.v[i]);
+    if( fresh ){
+      scanSnapshot(c, id, rel);
+      for(i=0; i<c->snapMan.n; i++) setAdd(&c->scannedMan, c->snapMan.v[i]);
+      setSort(&c->scannedMan);
+    }
+    setFree(&c->snapMan);
+  }
 }
 
 /* The ids of catalog/v<20 digits>, ascending; other names go to `odd`. */
@@ -410,6 +430,9 @@ int cmd_check(int argc, char **argv){
   setFree(&odd);
   setFree(&c.referenced);
   setFree(&c.verified);
+  setFree(&c.seenMan);
+  setFree(&c.scannedMan);
+  setFree(&c.snapMan);
   fnt_close(c.st);
   return c.problems ? 1 : 0;
 }
