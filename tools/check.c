@@ -136,6 +136,7 @@ static void checkSegment(checker *c, const fnt_entry *e){
   }
   fnt_free(full);
   c->bytes += (uint64_t)sb.st_size;
+  c->rows += e->rows;
   if( (uint64_t)sb.st_size!=e->file_size ){
     problem(c, e->path, "%lld bytes, the manifest lists %llu",
             (long long)sb.st_size, (unsigned long long)e->file_size);
@@ -190,10 +191,7 @@ static void checkManifest(checker *c, const char *rel, int verify){
   for(i=0; i<m->n; i++) setAdd(&c->referenced, m->entries[i].path);
   if( verify ){
     c->manifests++;
-    for(i=0; i<m->n; i++){
-      checkSegment(c, &m->entries[i]);
-      c->rows += m->entries[i].rows;
-    }
+    for(i=0; i<m->n; i++) checkSegment(c, &m->entries[i]);
   }
   fnt_manifest_free(m);
 }
