@@ -90,6 +90,7 @@ typedef struct bench {
   uint64_t *starts;            /* first seq_no of each window */
   synth_stats ss;
   long gen_rss_kb;
+  double load[2];              /* 1-minute load average at start and end */
   sys_figures sys[NSYS];
   snap_figures snap;
 } bench;
@@ -1065,6 +1066,9 @@ static void printTable(bench *b){
          "%llu tail exits, %.3f s of trace\n\n",
          b->ss.mean_depth, b->ss.max_depth, (unsigned long long)b->ss.recursive_entries,
          (unsigned long long)b->ss.tail_exits, (double)b->ss.last_t_ns/1e9);
+  printf("machine: %ld cores, load average %.2f at the start, %.2f at the end%s\n\n",
+         sysconf(_SC_NPROCESSORS_ONLN), b->load[0], b->load[1],
+         b->load[1] > (double)sysconf(_SC_NPROCESSORS_ONLN) ? " (busy: figures are pessimistic)" : "");
   printf("%-23s %-6s %-6s %9s %9s %-6s %9s %8s %10s %8s\n", "figure", "via", "unit",
          "fntrace", "target", "status", "plain", "fnt/pl", "normalized", "fnt/norm");
   for(i=0; i<nFig; i++){
@@ -1110,7 +1114,8 @@ static void writeJson(bench *b, FILE *out){
           " \"recursive_entries\": %llu, \"tail_exits\": %llu, \"last_t_ns\": %llu},\n",
           b->ss.mean_depth, b->ss.max_depth, (unsigned long long)b->ss.recursive_entries,
           (unsigned long long)b->ss.tail_exits, (unsigned long long)b->ss.last_t_ns);
-  fprintf(out, " \"generator_rss_kb\": %ld,\n", b->gen_rss_kb);
+  fprintf(out, " \"generator_rss_kb\": %ld, \"cores\": %ld, \"load_start\": %.2f, \"load_end\": %.2f,\n",
+          b->gen_rss_kb, sysconf(_SC_NPROCESSORS_ONLN), b->load[0], b->load[1]);
   if( b->snap.ran ){
     fprintf(out, " \"snapshots\": {\"runs\": %d, \"chunks_per_run\": %d, \"build_s\": %.3f,"
             " \"open_summary_ms\": %.3f, \"open_scan_c_ms\": %.3f, \"summary_rows\": %llu},\n",
@@ -1339,6 +1344,7 @@ int cmd_bench(int argc, char **argv){
     created[i] = 1;
   }
   progress("scratch folder %s", b->root);
+  if( getloadavg(b->load, 1)!=1 ) b->load[0] = -1;
   if( prepareTrace(b) ) goto done;
   progress("trace: %llu events, mean depth %.1f, max depth %d",
            (unsigned long long)b->o.sc.events, b->ss.mean_depth, b->ss.max_depth);
@@ -1386,6 +1392,7 @@ int cmd_bench(int argc, char **argv){
     b->snap.ran = 1;
   }
   if( crossCheck(b) ) goto done;
+  if( getloadavg(&b->load[1], 1)!=1 ) b->load[1] = -1;
   collectFigures(b);
   printTable(b);
   if( b->o.json ){

@@ -50,6 +50,7 @@ for k, f in figs.items():
     if not k.startswith("rss"):
         assert f["fntrace"] > 0, (k, f)
 assert d["events"] == 20000 and d["threads"] == 4, d
+assert d["cores"] >= 1 and "load_start" in d and "load_end" in d, d
 assert d["snapshots"]["runs"] == 5 and d["snapshots"]["summary_rows"] == 5, d["snapshots"]
 assert 8 <= d["trace"]["mean_depth"] <= 18, d["trace"]
 print("ok   JSON: %d figures, all present" % len(figs))
