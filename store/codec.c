@@ -2,6 +2,7 @@
 ** codec.c -- the byte-level encodings of the store: varints, bit-packing,
 ** checksums and the zstd column-chunk codec.  FORMAT.md describes each.
 */
+#include <errno.h>
 #include <string.h>
 #include <xxhash.h>
 #include <zstd.h>
@@ -78,7 +79,8 @@ char *fnt_get_str(fnt_rd *r, int *isnull){
     return 0;
   }
   s = fnt_malloc((size_t)n + 1);
-  if( s==0 ){ r->ok = 0; return 0; }
+  /* errno tells decoders "no memory" from "malformed" (as io.c does). */
+  if( s==0 ){ r->ok = 0; errno = ENOMEM; return 0; }
   memcpy(s, r->p, (size_t)n);
   s[n] = 0;
   r->p += n;

@@ -5,6 +5,7 @@
 ** (FORMAT.md); decoders check the checksum before trusting a byte, and every
 ** read is bounds-checked, so a corrupt file is an error naming it.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -121,6 +122,7 @@ int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
   int rc = fnt_meta_check(st, path, p, len, manifestMagic, &r), isnull;
   *out = 0;
   if( rc ) return rc;
+  errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
   n = fnt_get_varint(&r);
   /* Each entry takes at least 12 bytes: a count beyond that is corrupt. */
   if( !r.ok || n > (uint64_t)(r.end - r.p)/12 + 1 ){
@@ -170,6 +172,7 @@ int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
   }
   if( !r.ok || r.p!=r.end ){
     fnt_manifest_free(m);
+    if( errno==ENOMEM ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
     return fnt_err(st, FNT_E_CORRUPT, "%s: malformed manifest entry %llu",
                    path, (unsigned long long)(i ? i-1 : 0));
   }
@@ -215,6 +218,7 @@ int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
   int isnull, rc = fnt_meta_check(st, path, p, len, catalogMagic, &r);
   memset(c, 0, sizeof(*c));
   if( rc ) return rc;
+  errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
   c->id = fnt_get_varint(&r);
   c->parent_id = fnt_get_varint(&r);
   c->ts_micros = fnt_unzigzag(fnt_get_varint(&r));
@@ -241,6 +245,7 @@ int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
   }
   if( !r.ok || r.p!=r.end || !c->operation ){
     fnt_catalog_clear(c);
+    if( errno==ENOMEM ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
     return fnt_err(st, FNT_E_CORRUPT, "%s: malformed snapshot file", path);
   }
   return FNT_OK;

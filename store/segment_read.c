@@ -190,7 +190,13 @@ static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
     goto fail;
   }
   r.p = footer; r.end = footer+flen; r.ok = 1;
+  errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
   rc = parseFooter(s, &r, size-FNT_SEG_TRAILER-slen);
+  if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
+  if( rc==FNT_E_NOMEM ){
+    rc = fnt_err(st, rc, "out of memory reading %s", s->full_path);
+    goto fail;
+  }
   if( rc ){
     rc = fnt_err(st, rc, "%s: %s footer", s->full_path,
                  rc==FNT_E_FORMAT ? "newer format in" : "malformed");

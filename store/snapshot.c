@@ -22,7 +22,7 @@ static int catalogExists(fnt_store *st, uint64_t id){
   int e;
   fnt_catalog_name(id, name);
   path = fnt_path_join(st, name);
-  if( path==0 ) return -1;
+  if( path==0 ){ errno = ENOMEM; return -1; }
   e = fnt_io_exists(path);
   fnt_free(path);
   return e;
@@ -72,8 +72,8 @@ int fnt_snapshot_newest_id(fnt_store *st, uint64_t *id){
   }
   while( (e = catalogExists(st, h+1))==1 ) h++;
   if( e<0 ){
-    return fnt_err(st, FNT_E_IO, "%s/" FNT_DIR_CATALOG ": %s", st->dir,
-                   strerror(errno));
+    return fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO,
+                   "%s/" FNT_DIR_CATALOG ": %s", st->dir, strerror(errno));
   }
   *id = h;
   return FNT_OK;
@@ -152,7 +152,8 @@ static int readCatalog(fnt_store *st, uint64_t id, fnt_catalog *cat){
     rc = errno==ENOENT
        ? fnt_err(st, FNT_E_NOTFOUND, "snapshot %llu not found (no %s)",
                  (unsigned long long)id, path)
-       : fnt_err(st, FNT_E_IO, "%s: %s", path, strerror(errno));
+       : fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO, "%s: %s", path,
+                 strerror(errno));
   }else{
     rc = fnt_catalog_decode(st, path, data, n, cat);
     if( rc==FNT_OK && cat->id!=id ){

@@ -123,7 +123,8 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
       goto done;
     }
     if( fnt_io_mkdirs(dir) ){
-      rc = fnt_err(st, FNT_E_IO, "%s: cannot create: %s", dir, strerror(errno));
+      rc = fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO,
+                   "%s: cannot create: %s", dir, strerror(errno));
       goto done;
     }
   }
@@ -131,7 +132,8 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
     sub = fnt_path_join(st, subdirs[i]);
     if( sub==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
     if( fnt_io_mkdirs(sub) ){
-      rc = fnt_err(st, FNT_E_IO, "%s: cannot create: %s", sub, strerror(errno));
+      rc = fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO,
+                   "%s: cannot create: %s", sub, strerror(errno));
       goto done;
     }
     fnt_free(sub);
