@@ -627,6 +627,50 @@ static int jsonSkipUnknown(JsonCtx *x, const char *zKey){
   return jsonSkipValue(x, 0);
 }
 
+/* Reads the key of an object's next member.  A known key: *piKey is its
+** index in azKey, errors now name it, and a repeated one is an error.  An
+** unknown key: its value is skipped and *piKey is -1.  bTop: a member of
+** the top-level object (errors name "key"), else of an array element
+** (errors name "array[i].key"). */
+static int jsonMember(JsonCtx *x, const char *const *azKey, int nKeys,
+                      int bTop, unsigned *pSeen, int *piKey){
+  const char *zKey;
+  size_t nKey;
+  char *zMark = x->zOut;
+  int rc, iKey;
+  if( bTop ) jsonAt(x, 0);
+  if( (rc = jsonKey(x, &zKey, &nKey)) ) return rc;
+  iKey = jsonFindKey(azKey, nKeys, zKey, nKey);
+  *piKey = iKey;
+  if( iKey<0 ){
+    if( bTop ){
+      rc = jsonSkipUnknown(x, zKey);     /* copies the key before the mark */
+      x->zOut = zMark;
+    }else{
+      x->zOut = zMark;
+      rc = jsonSkipValue(x, 0);
+    }
+    return rc;
+  }
+  x->zOut = zMark;
+  if( bTop ) jsonAt(x, azKey[iKey]); else x->zSub = azKey[iKey];
+  if( *pSeen & (1u<<iKey) ) return jsonError(x, "repeated key");
+  *pSeen |= 1u<<iKey;
+  return SQLITE_OK;
+}
+
+/* An error naming the first key of mRequired that was not seen. */
+static int jsonRequire(JsonCtx *x, const char *const *azKey, int nKeys,
+                       unsigned mRequired, unsigned seen){
+  int i;
+  for(i=0; i<nKeys; i++){
+    if( (mRequired & (1u<<i)) && (seen & (1u<<i))==0 ){
+      return jsonError(x, "missing required field '%s'", azKey[i]);
+    }
+  }
+  return SQLITE_OK;
+}
+
 /* ------------------------------------------------------------------------
 ** The chunk.
 */
@@ -672,18 +716,9 @@ static int jsonFunctions(JsonCtx *x, size_t *pnFunc){
       return rc;
     }
     while( !bEmptyObj && bMoreKeys ){
-      const char *zKey;
-      size_t nKey;
-      char *zMark = x->zOut;
-      if( (rc = jsonKey(x, &zKey, &nKey)) ) return rc;
-      int iKey = jsonFindKey(azFuncKey, FN_N, zKey, nKey);
-      x->zOut = zMark;
-      if( iKey<0 ){
-        if( (rc = jsonSkipValue(x, 0)) ) return rc;
-      }else{
-        x->zSub = azFuncKey[iKey];
-        if( seen & (1u<<iKey) ) return jsonError(x, "repeated key");
-        seen |= 1u<<iKey;
+      int iKey;
+      if( (rc = jsonMember(x, azFuncKey, FN_N, 0, &seen, &iKey)) ) return rc;
+      if( iKey>=0 ){
         switch( iKey ){
           case FN_SYMBOL:    rc = jsonStrField(x, &pF->symbol, 0); break;
           case FN_STABLE_ID: rc = jsonStrField(x, &pF->stable_id, 1); break;
@@ -694,12 +729,8 @@ static int jsonFunctions(JsonCtx *x, size_t *pnFunc){
       }
       if( (rc = jsonNext(x, '}', &bMoreKeys)) ) return rc;
     }
-    if( (seen & (1u<<FN_SYMBOL))==0 ){
-      return jsonError(x, "missing required field 'symbol'");
-    }
-    if( (seen & (1u<<FN_LOCAL))==0 ){
-      return jsonError(x, "missing required field 'local'");
-    }
+    rc = jsonRequire(x, azFuncKey, FN_N, (1u<<FN_SYMBOL)|(1u<<FN_LOCAL), seen);
+    if( rc ) return rc;
     nFunc++;
     if( (rc = jsonNext(x, ']', &bMore)) ) return rc;
   }
@@ -844,21 +875,9 @@ int fntJsonParseChunk(FntJson *pJ, const char *z, size_t n, fnt_chunk *pOut){
     return rc;
   }
   while( !bEmpty && bMore ){
-    const char *zKey;
-    size_t nKey;
-    char *zMark = x.zOut;
-    jsonAt(&x, 0);
-    if( (rc = jsonKey(&x, &zKey, &nKey)) ) return rc;
-    int iKey = jsonFindKey(azChunkKey, CK_N, zKey, nKey);
-    if( iKey<0 ){
-      rc = jsonSkipUnknown(&x, zKey);
-      x.zOut = zMark;
-      if( rc ) return rc;
-    }else{
-      x.zOut = zMark;
-      jsonAt(&x, azChunkKey[iKey]);
-      if( seen & (1u<<iKey) ) return jsonError(&x, "repeated key");
-      seen |= 1u<<iKey;
+    int iKey;
+    if( (rc = jsonMember(&x, azChunkKey, CK_N, 1, &seen, &iKey)) ) return rc;
+    if( iKey>=0 ){
       switch( iKey ){
         case CK_REPO:     rc = jsonStrField(&x, &pOut->repo, 0); break;
         case CK_COMMIT:   rc = jsonStrField(&x, &pOut->commit, 1); break;
@@ -887,11 +906,7 @@ int fntJsonParseChunk(FntJson *pJ, const char *z, size_t n, fnt_chunk *pOut){
   }
   if( (rc = jsonEnd(&x)) ) return rc;
 
-  for(int i=0; i<CK_N; i++){
-    if( (CK_REQUIRED & (1u<<i)) && (seen & (1u<<i))==0 ){
-      return jsonError(&x, "missing required field '%s'", azChunkKey[i]);
-    }
-  }
+  if( (rc = jsonRequire(&x, azChunkKey, CK_N, CK_REQUIRED, seen)) ) return rc;
   /* The store checks these too; here the messages name the JSON. */
   if( pOut->repo[0]==0 ){
     jsonAt(&x, "repo");
@@ -972,18 +987,9 @@ static int jsonRows(JsonCtx *x, size_t *pnRow){
       return rc;
     }
     while( !bEmptyObj && bMoreKeys ){
-      const char *zKey;
-      size_t nKey;
-      char *zMark = x->zOut;
-      if( (rc = jsonKey(x, &zKey, &nKey)) ) return rc;
-      int iKey = jsonFindKey(azRowKey, RK_N, zKey, nKey);
-      x->zOut = zMark;
-      if( iKey<0 ){
-        if( (rc = jsonSkipValue(x, 0)) ) return rc;
-      }else{
-        x->zSub = azRowKey[iKey];
-        if( seen & (1u<<iKey) ) return jsonError(x, "repeated key");
-        seen |= 1u<<iKey;
+      int iKey;
+      if( (rc = jsonMember(x, azRowKey, RK_N, 0, &seen, &iKey)) ) return rc;
+      if( iKey>=0 ){
         switch( iKey ){
           case RK_SYMBOL:    rc = jsonStrField(x, &pR->symbol, 0); break;
           case RK_STABLE_ID: rc = jsonStrField(x, &pR->stable_id, 1); break;
@@ -999,11 +1005,7 @@ static int jsonRows(JsonCtx *x, size_t *pnRow){
       }
       if( (rc = jsonNext(x, '}', &bMoreKeys)) ) return rc;
     }
-    for(int i=0; i<RK_N; i++){
-      if( (RK_REQUIRED & (1u<<i)) && (seen & (1u<<i))==0 ){
-        return jsonError(x, "missing required field '%s'", azRowKey[i]);
-      }
-    }
+    if( (rc = jsonRequire(x, azRowKey, RK_N, RK_REQUIRED, seen)) ) return rc;
     nRow++;
     if( (rc = jsonNext(x, ']', &bMore)) ) return rc;
   }
@@ -1025,21 +1027,9 @@ int fntJsonParseProfile(FntJson *pJ, const char *z, size_t n,
     return rc;
   }
   while( !bEmpty && bMore ){
-    const char *zKey;
-    size_t nKey;
-    char *zMark = x.zOut;
-    jsonAt(&x, 0);
-    if( (rc = jsonKey(&x, &zKey, &nKey)) ) return rc;
-    int iKey = jsonFindKey(azProfileKey, PK_N, zKey, nKey);
-    if( iKey<0 ){
-      rc = jsonSkipUnknown(&x, zKey);
-      x.zOut = zMark;
-      if( rc ) return rc;
-    }else{
-      x.zOut = zMark;
-      jsonAt(&x, azProfileKey[iKey]);
-      if( seen & (1u<<iKey) ) return jsonError(&x, "repeated key");
-      seen |= 1u<<iKey;
+    int iKey;
+    if( (rc = jsonMember(&x, azProfileKey, PK_N, 1, &seen, &iKey)) ) return rc;
+    if( iKey>=0 ){
       switch( iKey ){
         case PK_RUN_ID:  rc = jsonStrField(&x, &pOut->run_id, 0); break;
         case PK_REPO:    rc = jsonStrField(&x, &pOut->repo, 0); break;
@@ -1058,11 +1048,7 @@ int fntJsonParseProfile(FntJson *pJ, const char *z, size_t n,
     if( (rc = jsonNext(&x, '}', &bMore)) ) return rc;
   }
   if( (rc = jsonEnd(&x)) ) return rc;
-  for(int i=0; i<PK_N; i++){
-    if( (PK_REQUIRED & (1u<<i)) && (seen & (1u<<i))==0 ){
-      return jsonError(&x, "missing required field '%s'", azProfileKey[i]);
-    }
-  }
+  if( (rc = jsonRequire(&x, azProfileKey, PK_N, PK_REQUIRED, seen)) ) return rc;
   if( pOut->repo[0]==0 ){
     jsonAt(&x, "repo");
     return jsonError(&x, "must not be empty");
