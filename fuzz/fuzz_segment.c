@@ -35,6 +35,8 @@ static char *g_full[3];
 static uint8_t *g_orig[3];   /* its bytes as filed */
 static size_t g_norig[3];
 
+static uint8_t *rawFooterCopy(const uint8_t *p, size_t n, size_t *nOut);
+
 static void freeAll(void){
   int i;
   for(i=0; i<3; i++){
@@ -75,10 +77,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv){
       exit(1);
     }
     fuzz_seed(names[i], (uint8_t)i, g_orig[i], g_norig[i]);
-    {
+    if( getenv("FNT_FUZZ_SEEDS") ){
       char signedName[32];
+      size_t nraw = 0;
+      uint8_t *raw = rawFooterCopy(g_orig[i], g_norig[i], &nraw);
       snprintf(signedName, sizeof(signedName), "signed-%s", names[i]);
-      fuzz_seed(signedName, (uint8_t)(i|4), g_orig[i], g_norig[i]);
+      if( raw ) fuzz_seed(signedName, (uint8_t)(i|4), raw, nraw);
+      free(raw);
     }
   }
   fnt_snapshot_release(snap);
@@ -98,15 +103,44 @@ static uint64_t get64le(const uint8_t *p){
   return v;
 }
 
-/* Forces the magics and the footer checksum of a would-be segment. */
+/* Forces the magics and the footer checksum of a would-be segment (the
+** trailer: u64le stored footer length, u64le raw length, u64le checksum of
+** the stored bytes, magic; FORMAT.md). */
 static void signFooter(uint8_t *p, size_t n){
-  uint64_t flen;
-  if( n<32 ) return;
+  uint64_t slen;
+  if( n<8+FNT_SEG_TRAILER ) return;
   memcpy(p, "FNTSEG01", 8);
   memcpy(p+n-8, "FNTSEG01", 8);
-  flen = get64le(p+n-24);
-  if( flen > n-32 ) return;
-  put64le(p+n-16, fnt_hash(p+n-24-flen, (size_t)flen));
+  slen = get64le(p+n-FNT_SEG_TRAILER);
+  if( slen > n-8-FNT_SEG_TRAILER ) return;
+  put64le(p+n-FNT_SEG_TRAILER+16, fnt_hash(p+n-FNT_SEG_TRAILER-slen, (size_t)slen));
+}
+
+/* The same segment with its footer stored raw (a zstd-compressed footer is
+** no use to a mutator), for the signed seeds.  A new malloc'd buffer, or
+** NULL when the file is not as expected. */
+static uint8_t *rawFooterCopy(const uint8_t *p, size_t n, size_t *nOut){
+  uint64_t slen, flen;
+  size_t head;
+  uint8_t *out;
+  if( n<8+FNT_SEG_TRAILER ) return 0;
+  slen = get64le(p+n-FNT_SEG_TRAILER);
+  flen = get64le(p+n-FNT_SEG_TRAILER+8);
+  if( slen > n-8-FNT_SEG_TRAILER || flen > (64u<<20) ) return 0;
+  head = n - FNT_SEG_TRAILER - (size_t)slen;
+  out = malloc(head + (size_t)flen + FNT_SEG_TRAILER);
+  if( out==0 ) return 0;
+  memcpy(out, p, head);
+  if( fnt_block_decompress(slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
+                           p+head, (size_t)slen, out+head, (size_t)flen) ){
+    free(out);
+    return 0;
+  }
+  memcpy(out+head+flen, p+n-FNT_SEG_TRAILER, FNT_SEG_TRAILER);
+  put64le(out+head+flen, flen);      /* stored length = raw length: raw */
+  *nOut = head + (size_t)flen + FNT_SEG_TRAILER;
+  signFooter(out, *nOut);
+  return out;
 }
 
 /* The footer parsed: make every column chunk's checksum match its bytes,
