@@ -4,33 +4,7 @@
 # (1) then again (0), read back from fn_trace_events, fn_trace_runs and
 # fn_profile; a room; a bad chunk's message, with nothing written; a view
 # and a trigger that call the filing functions are refused (DIRECTONLY).
-set -euo pipefail
-: "${FNT_BUILD:?FNT_BUILD must name the build folder}"
-command -v sqlite3 >/dev/null || { echo "sqlite3 shell not found"; exit 77; }
-
-tmp="${FNT_TEST_TMP:-/tmp}/filing-sql-$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-wh="$tmp/warehouse"
-fail=0
-
-# sqlite3 with the extension loaded and the warehouse open; SQL on stdin.
-# Without -bail: every statement runs, errors are printed in line.
-sql() {
-  { echo ".load $FNT_BUILD/fntrace"
-    echo "SELECT fnt_open('$wh') IS NULL;"
-    cat; } | (cd "$tmp" && env LD_PRELOAD="${FNT_PRELOAD:-}" \
-                sqlite3 -batch "${1:-:memory:}" 2>&1 || true) | sed 1d
-}
-
-expect() {   # expect NAME WANT GOT
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"; echo "--- want"; printf '%s\n' "$2"; echo "--- got"; printf '%s\n' "$3"
-    fail=1
-  else
-    echo "ok   $1"
-  fi
-}
+. "$(dirname "$0")/lib.sh" filing
 
 cat > "$tmp/chunk.json" <<'JSON'
 {
@@ -143,4 +117,4 @@ SQL
 expect "nothing filed by the hostile schema" "2
 1" "$got"
 
-exit $fail
+finish

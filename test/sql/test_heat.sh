@@ -3,32 +3,8 @@
 # two chunks filed with fnt_file_chunk, its heat checked against figures
 # computed by hand (SPEC §5), then the edge cases: unknown run, NULL,
 # missing argument, the hidden run_id column, a join, no warehouse.
-set -euo pipefail
-: "${FNT_BUILD:?FNT_BUILD must name the build folder}"
-command -v sqlite3 >/dev/null || { echo "sqlite3 shell not found"; exit 77; }
-
-tmp="${FNT_TEST_TMP:-/tmp}/heat-sql-$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-wh="$tmp/warehouse"
-fail=0
-
-# sqlite3 with the extension loaded and the warehouse open; SQL on stdin.
-sql() {
-  { echo ".load $FNT_BUILD/fntrace"
-    echo "SELECT fnt_open('$wh') IS NULL;"
-    cat; } | env LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch -bail :memory: 2>&1 \
-         | sed 1d
-}
-
-expect() {   # expect NAME WANT GOT
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"; echo "--- want"; printf '%s\n' "$2"; echo "--- got"; printf '%s\n' "$3"
-    fail=1
-  else
-    echo "ok   $1"
-  fi
-}
+. "$(dirname "$0")/lib.sh" heat
+SQL_BAIL=1
 
 # Thread 1: main [0,5000] { a [100,900], a [1000,1500] { a [1100,1200] } }
 #   (the second a ends with a tail_exit); thread 2: b [50,60], then an exit
@@ -150,4 +126,4 @@ case "$got" in
   *) echo "FAIL no warehouse: $got"; fail=1;;
 esac
 
-exit $fail
+finish

@@ -4,34 +4,7 @@
 # examples filed and read back from every table, the summary's folding and
 # its newest-first order, read-only errors that name the filing function,
 # fnt_last_scan(), and the error without a warehouse.
-set -euo pipefail
-: "${FNT_BUILD:?FNT_BUILD must name the build folder}"
-command -v sqlite3 >/dev/null || { echo "sqlite3 shell not found"; exit 77; }
-
-tmp="${FNT_TEST_TMP:-/tmp}/tables-sql-$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-wh="$tmp/warehouse"
-fail=0
-
-# sqlite3 with the extension loaded and the warehouse open; SQL on stdin.
-# Errors go to the output (no -bail), so that a refused statement can be
-# checked and the script goes on.
-sql() {
-  { echo ".load $FNT_BUILD/fntrace"
-    echo "SELECT fnt_open('$wh') IS NULL;"
-    cat; } | env -u FNT_WAREHOUSE LD_PRELOAD="${FNT_PRELOAD:-}" \
-             sqlite3 -batch :memory: 2>&1 | sed 1d || true
-}
-
-expect() {   # expect NAME WANT GOT
-  if [ "$2" != "$3" ]; then
-    echo "FAIL $1"; echo "--- want"; printf '%s\n' "$2"; echo "--- got"; printf '%s\n' "$3"
-    fail=1
-  else
-    echo "ok   $1"
-  fi
-}
+. "$(dirname "$0")/lib.sh" tables
 
 q() { printf '%s' "$1" | sed "s/'/''/g"; }   # SQL-quote a JSON text
 
@@ -273,4 +246,4 @@ case "$got" in
   *) echo "FAIL no warehouse: $got"; fail=1 ;;
 esac
 
-exit $fail
+finish

@@ -1,0 +1,41 @@
+# lib.sh -- what the shell tests share; source it with the test's name:
+#   . "$(dirname "$0")/lib.sh" filing
+# It checks the environment (FNT_BUILD, the sqlite3 shell: exit 77 when
+# missing), makes a scratch folder $tmp removed at exit, names a warehouse
+# $wh in it, and defines sql, expect and finish.
+set -euo pipefail
+: "${FNT_BUILD:?FNT_BUILD must name the build folder}"
+command -v sqlite3 >/dev/null || { echo "sqlite3 shell not found"; exit 77; }
+
+tmp="${FNT_TEST_TMP:-/tmp}/${1:-test}-sql-$$"
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+wh="$tmp/warehouse"
+fail=0
+
+# sql [DB]: the SQL on stdin through the sqlite3 shell (in $tmp, database DB,
+# default :memory:) with the extension loaded and $wh open.  Errors go to
+# the output, so a refused statement can be checked; $SQL_BAIL=1 stops at
+# the first one.  $FNT_WAREHOUSE is unset: tests name their warehouse.
+sql() {
+  { echo ".load $FNT_BUILD/fntrace"
+    echo "SELECT fnt_open('$wh') IS NULL;"
+    cat; } | (cd "$tmp" && env -u FNT_WAREHOUSE LD_PRELOAD="${FNT_PRELOAD:-}" \
+                sqlite3 -batch ${SQL_BAIL:+-bail} "${1:-:memory:}" 2>&1 || true) | sed 1d
+}
+
+# expect NAME WANT GOT
+expect() {
+  if [ "$2" != "$3" ]; then
+    echo "FAIL $1"; echo "--- want"; printf '%s\n' "$2"; echo "--- got"; printf '%s\n' "$3"
+    fail=1
+  else
+    echo "ok   $1"
+  fi
+}
+
+# finish: the closing count line, and the exit status.
+finish() {
+  if [ "$fail" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
+  exit "$fail"
+}
