@@ -60,8 +60,8 @@ fnt check -w "$tmp/nowhere" >/dev/null 2>&1 && bad "a missing warehouse passes" 
 [ -e "$tmp/nowhere" ] && bad "check created a warehouse" || true
 
 # --- damage, each in a fresh copy ------------------------------------------
-seg=$(cd "$wh" && find data -name '*.fnseg' -path '*fn_trace_events*' | sort | head -1)
-man=$(cd "$wh" && ls metadata/*.fnman | head -1)
+seg=$(cd "$wh" && find data -name '*.fnseg' -path '*fn_trace_events*' | sort | sed -n 1p)
+man=$(cd "$wh" && ls metadata/*.fnman | sed -n 1p)
 cat_=$(cd "$wh" && ls catalog/v* | sort | tail -1)
 flip() {   # flip FILE OFFSET: xor one byte with 0x20
   python3 - "$1" "$2" <<'PY'

@@ -222,7 +222,7 @@ expect "window and fnt_last_scan" "2
 2|1|1|integer|integer" "$got"
 
 # --- a damaged segment: an error naming the table and the file, no crash ---
-seg=$(find "$wh" -path "*fn_trace_events*" -type f -size +100c | sort | head -1)
+seg=$(find "$wh" -path "*fn_trace_events*" -type f -size +100c | sort | sed -n 1p)
 if [ -n "$seg" ]; then
   size=$(stat -c %s "$seg")
   printf '\xff\xff\xff\xff' | dd of="$seg" bs=1 seek=$((size / 2)) conv=notrunc status=none
