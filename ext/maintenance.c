@@ -2,10 +2,13 @@
 ** maintenance.c -- SQL functions that maintain a warehouse.
 **
 **   SELECT fnt_compact();   -- {"compacted":1,"files_before":53,"files_after":8,...}
+**   SELECT fnt_expire_snapshots(3600);  -- {"snapshots_expired":12,...}
 **
-** fnt_compact() merges small segment files (fnt_compact() of fnt_store.h) in
-** one snapshot commit of its own.  It writes files, so it is DIRECTONLY: a
-** view or trigger of a hostile database cannot call it.
+** fnt_compact() merges small segment files in one snapshot commit of its
+** own; fnt_expire_snapshots([keep_seconds, default a day]) expires older
+** snapshots and removes files nothing lists (fnt_store.h says how safely).
+** Both write or remove files, so they are DIRECTONLY: a view or trigger of
+** a hostile database cannot call them.
 */
 #include "fntrace_int.h"
 
@@ -38,7 +41,53 @@ static void fntCompactFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
       (unsigned long long)cs.rows_rewritten), -1, sqlite3_free);
 }
 
+static void fntExpireFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  FntConn *p = (FntConn*)sqlite3_user_data(ctx);
+  fnt_store *pStore;
+  fnt_expire_stats es;
+  sqlite3_int64 keep = 86400;
+  char *zErr = 0;
+  int rc;
+  if( argc>0 ){
+    if( sqlite3_value_numeric_type(argv[0])!=SQLITE_INTEGER
+     || (keep = sqlite3_value_int64(argv[0]))<0 ){
+      sqlite3_result_error(ctx, "fnt_expire_snapshots: keep_seconds must be "
+                           "a non-negative integer", -1);
+      return;
+    }
+  }
+  rc = fntConnStore(p, &pStore, &zErr);
+  if( rc!=SQLITE_OK ){
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_free(zErr);
+    return;
+  }
+  rc = fnt_expire_snapshots(pStore, keep, &es);
+  if( rc<0 ){
+    zErr = fntStoreError("fnt_expire_snapshots", pStore, rc);
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_result_error_code(ctx, fntSqliteCode(rc));
+    sqlite3_free(zErr);
+    return;
+  }
+  sqlite3_result_text(ctx, sqlite3_mprintf(
+      "{\"snapshots_expired\":%llu,\"snapshots_kept\":%llu,"
+      "\"files_removed\":%llu,\"bytes_removed\":%llu}",
+      (unsigned long long)es.snapshots_expired, (unsigned long long)es.snapshots_kept,
+      (unsigned long long)es.files_removed, (unsigned long long)es.bytes_removed),
+      -1, sqlite3_free);
+}
+
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p){
-  return sqlite3_create_function(db, "fnt_compact", 0,
+  int rc = sqlite3_create_function(db, "fnt_compact", 0,
             SQLITE_UTF8|SQLITE_DIRECTONLY, p, fntCompactFunc, 0, 0);
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function(db, "fnt_expire_snapshots", 0,
+            SQLITE_UTF8|SQLITE_DIRECTONLY, p, fntExpireFunc, 0, 0);
+  }
+  if( rc==SQLITE_OK ){
+    rc = sqlite3_create_function(db, "fnt_expire_snapshots", 1,
+            SQLITE_UTF8|SQLITE_DIRECTONLY, p, fntExpireFunc, 0, 0);
+  }
+  return rc;
 }

@@ -208,6 +208,21 @@ typedef struct fnt_compact_stats {
 **         a negative code.  `stats` may be NULL. */
 int fnt_compact(fnt_store *st, fnt_compact_stats *stats);
 
+typedef struct fnt_expire_stats {
+  uint64_t snapshots_expired, snapshots_kept;
+  uint64_t files_removed, bytes_removed;
+} fnt_expire_stats;
+
+/* Expires the snapshots committed more than `keep_seconds` ago (never the
+** newest), then removes the segment, manifest and temporary files that no
+** remaining snapshot lists and that are older than `keep_seconds` too (so
+** a commit in flight in another process keeps its files).  Tables read
+** the same after; time travel to an expired snapshot gives
+** FNT_E_NOTFOUND.  @return FNT_OK or a negative code.  `stats` may be
+** NULL. */
+int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
+                         fnt_expire_stats *stats);
+
 /* ------------------------------------------------------------------------
 ** Snapshots.  A snapshot is one committed version of the whole warehouse
 ** (all tables).  Ids are 1, 2, 3, ...; id 0 is the empty warehouse.

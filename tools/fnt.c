@@ -20,6 +20,7 @@ static const struct {
   {"heat",        cmd_heat,        "the hottest functions of a run"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},
   {"compact",     cmd_compact,     "merge small segment files so that queries open fewer"},
+  {"expire",      cmd_expire,      "expire old snapshots and remove the files nothing lists"},
   {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
   {"bench",       cmd_bench,       "benchmark fntrace against plain SQLite on a synthetic trace"},
 };

@@ -18,6 +18,7 @@ int cmd_sql(int argc, char **argv);           /* read.c */
 int cmd_check(int argc, char **argv);         /* check.c */
 int cmd_bench(int argc, char **argv);         /* bench.c */
 int cmd_compact(int argc, char **argv);       /* maintain.c */
+int cmd_expire(int argc, char **argv);        /* maintain.c */
 
 /* The warehouse to use: `opt` when given, else $FNT_WAREHOUSE, else
 ** "./fnt-warehouse". */

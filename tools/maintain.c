@@ -1,8 +1,9 @@
 /*
-** maintain.c -- warehouse maintenance: `fnt compact`.
+** maintain.c -- warehouse maintenance: `fnt compact`, `fnt expire`.
 */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fnt.h"
 
@@ -46,6 +47,54 @@ int cmd_compact(int argc, char **argv){
            (unsigned long long)cs.rows_rewritten, (unsigned long long)cs.files_after,
            (unsigned long long)cs.files_before);
   }
+  fnt_close(st);
+  return 0;
+}
+
+int cmd_expire(int argc, char **argv){
+  static const struct option opts[] = {
+    {"warehouse",    required_argument, 0, 'w'},
+    {"keep-seconds", required_argument, 0, 'k'},
+    {"help",         no_argument,       0, 'h'},
+    {0, 0, 0, 0}
+  };
+  const char *wh = 0;
+  long long keep = 86400;
+  fnt_expire_stats es;
+  fnt_store *st;
+  int c, rc;
+  optind = 1;
+  while( (c = getopt_long(argc, argv, "w:k:h", opts, 0))!=-1 ){
+    if( c=='w' ){ wh = optarg; continue; }
+    if( c=='k' ){
+      char *end;
+      keep = strtoll(optarg, &end, 10);
+      if( *end || keep<0 ){
+        cli_error("expire", "--keep-seconds: expected a number of seconds, not '%s'", optarg);
+        return 2;
+      }
+      continue;
+    }
+    printf("usage: fnt expire [--warehouse DIR] [--keep-seconds N]\n\n"
+           "Expires snapshots committed more than N seconds ago (default 86400,\n"
+           "a day; the newest snapshot is always kept), then removes the files\n"
+           "no remaining snapshot lists that are older than N seconds too.\n"
+           "Tables read the same; time travel to expired snapshots ends.\n\n"
+           "example:\n  fnt expire --keep-seconds 3600\n");
+    return c=='h' ? 0 : 2;
+  }
+  if( optind<argc ){ cli_error("expire", "unexpected argument '%s'", argv[optind]); return 2; }
+  st = cli_open(cli_warehouse(wh));
+  if( st==0 ) return 1;
+  rc = fnt_expire_snapshots(st, (int64_t)keep, &es);
+  if( rc<0 ){
+    cli_error("expire", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    fnt_close(st);
+    return 1;
+  }
+  printf("expired %llu snapshot(s), kept %llu; removed %llu file(s), %llu bytes\n",
+         (unsigned long long)es.snapshots_expired, (unsigned long long)es.snapshots_kept,
+         (unsigned long long)es.files_removed, (unsigned long long)es.bytes_removed);
   fnt_close(st);
   return 0;
 }

@@ -25,6 +25,9 @@ expect "compacted 30 files into 6" '[1,30,6]' "$got"
 expect "tables read the same" "$before" "$(echo "$dump" | sql)"
 expect "refiling is still a no-op" "0" "$(echo "SELECT fnt_file_chunk('$(chunk run-c 3 5)');" | sql)"
 expect "nothing left to compact" "nothing to compact: 6 files" "$("$FNT_BUILD/fnt" compact --warehouse "$wh")"
+got=$(echo "SELECT json_extract(fnt_expire_snapshots(0), '\$.snapshots_expired', '\$.snapshots_kept');" | sql)
+expect "expiry keeps only the newest snapshot" '[15,1]' "$got"
+expect "tables read the same after expiry" "$before" "$(echo "$dump" | sql)"
 got=$(printf "CREATE VIEW v AS SELECT fnt_compact();\nSELECT * FROM v;\n" | sql db.sqlite)
 case "$got" in *"unsafe use of fnt_compact()"*) echo "ok   a view cannot call fnt_compact";;
   *) echo "FAIL view: $got"; fail=1;; esac

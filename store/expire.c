@@ -1,0 +1,232 @@
+/*
+** expire.c -- expiring old snapshots and removing the files no snapshot
+** needs (fnt_expire_snapshots).
+**
+** Every commit adds a snapshot file, and compaction leaves the files it
+** merged behind for the snapshots before it.  Expiry keeps the newest
+** snapshot and every snapshot committed within the retention window,
+** removes the other snapshot files, then removes the segment and manifest
+** files that no remaining snapshot lists.
+**
+** Safety:
+**   - the newest snapshot is never expired, so the table never changes;
+**   - a file is removed only if no retained snapshot lists it AND it is
+**     older than the retention window: a commit in flight in another
+**     process writes its files before it links its snapshot, and those
+**     files are young, so they are never taken for orphans;
+**   - a reader that pinned an expired snapshot (older than the window) may
+**     find its files gone and gets a clear error naming the missing file,
+**     never wrong rows.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+/* A sorted set of relative paths. */
+typedef struct path_set {
+  char **v;
+  size_t n, cap;
+} path_set;
+
+static int setAdd(path_set *s, const char *p){
+  if( s->n==s->cap ){
+    size_t cap = s->cap ? s->cap*2 : 256;
+    char **v = fnt_realloc(s->v, cap*sizeof(char*));
+    if( v==0 ) return FNT_E_NOMEM;
+    s->v = v;
+    s->cap = cap;
+  }
+  s->v[s->n] = fnt_strdup(p);
+  if( s->v[s->n]==0 ) return FNT_E_NOMEM;
+  s->n++;
+  return FNT_OK;
+}
+
+static int cmpStr(const void *a, const void *b){
+  return strcmp(*(const char*const*)a, *(const char*const*)b);
+}
+
+static int setHas(const path_set *s, const char *p){
+  return bsearch(&p, s->v, s->n, sizeof(char*), cmpStr)!=0;
+}
+
+static void setFree(path_set *s){
+  size_t i;
+  for(i=0; i<s->n; i++) fnt_free(s->v[i]);
+  fnt_free(s->v);
+}
+
+/* Adds every file snapshot `id` references to `live`. */
+static int markLive(fnt_store *st, uint64_t id, path_set *live){
+  fnt_snapshot *s;
+  size_t i, j;
+  int rc = fnt_snapshot_at(st, id, &s);
+  if( rc ) return rc;
+  for(i=0; rc==FNT_OK && i<s->n_manifests; i++){
+    const fnt_manifest *m = s->manifests[i];
+    rc = setAdd(live, m->path);
+    for(j=0; rc==FNT_OK && j<m->n; j++) rc = setAdd(live, m->entries[j].path);
+  }
+  fnt_snapshot_release(s);
+  if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "out of memory");
+  return rc;
+}
+
+/* Removes the files under `rel` (recursively) that `live` does not list and
+** that were last modified before `cutoff` (seconds since the epoch). */
+static int sweep(fnt_store *st, const char *rel, const path_set *live,
+                 int64_t cutoff, fnt_expire_stats *out){
+  char *full = fnt_path_join(st, rel);
+  DIR *d;
+  struct dirent *de;
+  int rc = FNT_OK;
+  if( full==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  d = opendir(full);
+  if( d==0 ){
+    rc = errno==ENOENT ? FNT_OK : fnt_err(st, FNT_E_IO, "%s: %s", full, strerror(errno));
+    fnt_free(full);
+    return rc;
+  }
+  while( rc==FNT_OK && (de = readdir(d))!=0 ){
+    char *childRel, *childFull;
+    struct stat sb;
+    size_t n;
+    if( de->d_name[0]=='.' ) continue;
+    n = strlen(rel) + strlen(de->d_name) + 2;
+    childRel = fnt_malloc(n);
+    if( childRel==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
+    snprintf(childRel, n, "%s/%s", rel, de->d_name);
+    childFull = fnt_path_join(st, childRel);
+    if( childFull==0 ){
+      fnt_free(childRel);
+      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+      break;
+    }
+    if( lstat(childFull, &sb)==0 ){
+      if( S_ISDIR(sb.st_mode) ){
+        rc = sweep(st, childRel, live, cutoff, out);
+      }else if( S_ISREG(sb.st_mode) && !setHas(live, childRel)
+             && (int64_t)sb.st_mtime < cutoff ){
+        if( fnt_io_unlink(childFull)==0 ){
+          out->files_removed++;
+          out->bytes_removed += (uint64_t)sb.st_size;
+        }else if( errno!=ENOENT ){
+          rc = fnt_err(st, FNT_E_IO, "cannot remove %s: %s", childFull, strerror(errno));
+        }
+      }
+    }
+    fnt_free(childRel);
+    fnt_free(childFull);
+  }
+  closedir(d);
+  fnt_free(full);
+  return rc;
+}
+
+/* The ids of the snapshot files present, ascending. */
+static int listIds(fnt_store *st, uint64_t **ids, size_t *n){
+  char *dir = fnt_path_join(st, FNT_DIR_CATALOG);
+  DIR *d;
+  struct dirent *de;
+  size_t cap = 0;
+  int rc = FNT_OK;
+  *ids = 0;
+  *n = 0;
+  if( dir==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  d = opendir(dir);
+  if( d==0 ){
+    rc = fnt_err(st, FNT_E_IO, "%s: %s", dir, strerror(errno));
+    fnt_free(dir);
+    return rc;
+  }
+  while( (de = readdir(d))!=0 ){
+    if( de->d_name[0]!='v' || strlen(de->d_name)!=21 ) continue;
+    if( *n==cap ){
+      uint64_t *p;
+      cap = cap ? cap*2 : 256;
+      p = fnt_realloc(*ids, cap*sizeof(uint64_t));
+      if( p==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
+      *ids = p;
+    }
+    (*ids)[(*n)++] = strtoull(de->d_name+1, 0, 10);
+  }
+  closedir(d);
+  fnt_free(dir);
+  return rc;
+}
+
+static int cmpId(const void *a, const void *b){
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x<y ? -1 : x>y;
+}
+
+int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
+                         fnt_expire_stats *out){
+  fnt_expire_stats stats;
+  path_set live = {0, 0, 0};
+  uint64_t *ids = 0, newest;
+  size_t n = 0, i;
+  int64_t now = fnt_now_micros(), cutoffMicros;
+  int rc;
+
+  if( st==0 || keep_seconds<0 ) return FNT_E_MISUSE;
+  memset(&stats, 0, sizeof(stats));
+  fnt_err_clear(st);
+  cutoffMicros = now - keep_seconds*1000000;
+  rc = fnt_snapshot_newest_id(st, &newest);
+  if( rc==FNT_OK ) rc = listIds(st, &ids, &n);
+  if( rc ) goto done;
+  qsort(ids, n, sizeof(uint64_t), cmpId);
+
+  /* 1. Expire old snapshot files, oldest first, never the newest. */
+  for(i=0; i<n && rc==FNT_OK; i++){
+    fnt_snapshot *s;
+    fnt_snapshot_info info;
+    char name[64], *path;
+    if( ids[i]>=newest ) break;
+    rc = fnt_snapshot_at(st, ids[i], &s);
+    if( rc==FNT_E_NOTFOUND ){ rc = FNT_OK; continue; }   /* another expirer */
+    if( rc ) break;
+    fnt_snapshot_describe(s, &info);
+    fnt_snapshot_release(s);
+    if( info.ts_micros>=cutoffMicros ) break;   /* committed in the window */
+    fnt_catalog_name(ids[i], name);
+    path = fnt_path_join(st, name);
+    if( path==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
+    if( fnt_io_unlink(path) && errno!=ENOENT ){
+      rc = fnt_err(st, FNT_E_IO, "cannot remove %s: %s", path, strerror(errno));
+    }else{
+      stats.snapshots_expired++;
+    }
+    fnt_free(path);
+  }
+  if( rc ) goto done;
+
+  /* 2. What the remaining snapshots list is live (read after the removals
+  ** above, so a snapshot committed meanwhile is seen too). */
+  fnt_free(ids);
+  ids = 0;
+  rc = listIds(st, &ids, &n);
+  for(i=0; rc==FNT_OK && i<n; i++){
+    rc = markLive(st, ids[i], &live);
+    if( rc==FNT_E_NOTFOUND ) rc = FNT_OK;
+  }
+  if( rc ) goto done;
+  stats.snapshots_kept = n;
+  qsort(live.v, live.n, sizeof(char*), cmpStr);
+
+  /* 3. Remove what nothing lists and is older than the window. */
+  rc = sweep(st, FNT_DIR_DATA, &live, cutoffMicros/1000000, &stats);
+  if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_METADATA, &live, cutoffMicros/1000000, &stats);
+  if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_TMP, &live, cutoffMicros/1000000, &stats);
+done:
+  if( out ) *out = stats;
+  fnt_free(ids);
+  setFree(&live);
+  return rc;
+}
