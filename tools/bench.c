@@ -405,7 +405,9 @@ static int fileRun(bench *b, int sys, sys_result *r){
         goto done;
       }
     }else if( sys==SYS_FNT_SQL ){
-      sqlite3_bind_text(ins, 1, tb.z, (int)tb.n, SQLITE_STATIC);
+      /* -1: SQLite then knows the text is NUL-terminated and hands it to
+      ** the function as is; with a length it would copy it to add the NUL. */
+      sqlite3_bind_text(ins, 1, tb.z, -1, SQLITE_STATIC);
       if( sqlite3_step(ins)!=SQLITE_ROW || sqlite3_column_int(ins, 0)!=1 ){
         progress("fnt_file_chunk(json): chunk %llu: %s", (unsigned long long)k,
                  sqlite3_errmsg(db));
