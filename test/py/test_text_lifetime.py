@@ -1,0 +1,159 @@
+"""Text lifetime: fn_trace_events hands SQLite its text without copying it
+(SQLITE_STATIC, ext/tables.c "Text without copies"), so every value SQLite
+keeps past its row must still point at live footer memory.  Run under ASan
+(cmake -DFNT_SANITIZE=ON), a dangling pointer fails these tests; without
+it, wrong answers still do.
+
+Two runs filed chunk by chunk, one segment file per chunk (filing compacts
+run-row files only): "pin-70" has 70 chunks, more than the store's cache of
+64 footers, so footers read early are evicted while a statement still uses
+their text; "pin-140" has 140, more than a cursor pins (FNT_PIN_MAX, 128),
+so its scans fall back to copies halfway.  Each chunk has its own functions,
+and chunk 0 holds the largest symbol and the smallest stable_id, so min()
+and max() keep a value from the first footer to the end of the scan.
+Answers are checked against a plain-table copy of the same rows.
+"""
+import json
+import os
+import sqlite3
+import tempfile
+
+import pytest
+
+BUILD = os.environ.get("FNT_BUILD", "build")
+EXT = os.path.join(BUILD, "fntrace")
+RUNS = {"pin-70": 70, "pin-140": 140}
+PER_CHUNK = 6
+
+
+def chunk_json(run_id, c, chunks):
+    # Chunk 0: "zz..." symbols (the max) and "aa..." stable_ids (the min).
+    funs = []
+    for i in range(3):
+        if c == 0:
+            sym, sid = "zz_%s_%d" % (run_id, i), "aa %s %d" % (run_id, i)
+        else:
+            sym = "sym_%s_c%03d_%d_%s" % (run_id, c, i, "x" * (c % 17))
+            sid = None if i == 2 else "sid %s c%03d %d" % (run_id, c, i)
+        funs.append({"symbol": sym, "stable_id": sid, "local": i != 1})
+    lo = c * PER_CHUNK
+    events = []
+    for k in range(PER_CHUNK):
+        s = lo + k
+        f = (k // 2) % 3
+        events.append([1 + c % 2, s, 100 * s, f, "entry" if k % 2 == 0 else "exit"])
+    return json.dumps({"repo": "acme/" + run_id, "commit": "c%03d" % c, "run_id": run_id,
+                       "ts_micros": 1764680000000000, "target": "t", "source": "xray",
+                       "chunk": c, "chunks": chunks, "total_events": chunks * PER_CHUNK,
+                       "duration_ns": 100 * chunks * PER_CHUNK, "truncated": False,
+                       "functions": funs, "events": events})
+
+
+@pytest.fixture(scope="module")
+def db():
+    base = os.environ.get("FNT_TEST_TMP")
+    if base:
+        os.makedirs(base, exist_ok=True)
+    wh = tempfile.mkdtemp(prefix="lifetime-", dir=base)
+    conn = sqlite3.connect(":memory:")
+    conn.enable_load_extension(True)
+    conn.load_extension(EXT)
+    conn.execute("SELECT fnt_open(?)", (wh,))
+    for run_id, chunks in RUNS.items():
+        for c in range(chunks):
+            assert conn.execute("SELECT fnt_file_chunk(?)",
+                                (chunk_json(run_id, c, chunks),)).fetchone() == (1,)
+    conn.execute("CREATE TABLE plain AS SELECT * FROM fn_trace_events")
+    yield conn
+    conn.close()
+
+
+def last_scan(conn):
+    return json.loads(conn.execute("SELECT fnt_last_scan()").fetchone()[0])
+
+
+def both(conn, sql):
+    """The query over fn_trace_events and over the plain copy."""
+    got = conn.execute(sql.format(t="fn_trace_events")).fetchall()
+    want = conn.execute(sql.format(t="plain")).fetchall()
+    return got, want
+
+
+def test_one_file_per_chunk(db):
+    for run_id, chunks in RUNS.items():
+        n = db.execute("SELECT count(*) FROM fn_trace_events WHERE run_id = ?",
+                       (run_id,)).fetchone()[0]
+        assert n == chunks * PER_CHUNK
+        assert last_scan(db)["files_opened"] == chunks
+
+
+@pytest.mark.parametrize("run_id", sorted(RUNS))
+def test_min_max_keep_first_footer(db, run_id):
+    sql = ("SELECT max(symbol), min(stable_id), max(repo), min(\"commit\"), "
+           "max(run_id), max(kind), count(*) FROM {t} WHERE run_id = '%s'" % run_id)
+    got, want = both(db, sql)
+    assert got == want
+    assert got[0][0].startswith("zz_") and got[0][1].startswith("aa ")
+    assert got[0][3] == "c000"
+
+
+def test_min_max_whole_table(db):
+    got, want = both(db, "SELECT max(symbol), min(stable_id), min(repo), max(\"commit\"),"
+                         " count(*) FROM {t}")
+    assert got == want
+
+
+@pytest.mark.parametrize("run_id", sorted(RUNS))
+def test_bare_columns_of_first_row(db, run_id):
+    # The bare columns come from the row of min(seq_no): chunk 0's.
+    sql = ("SELECT min(seq_no), symbol, stable_id, repo, \"commit\" FROM {t} "
+           "WHERE run_id = '%s'" % run_id)
+    got, want = both(db, sql)
+    assert got == want
+    assert got[0][0] == 0 and got[0][1].startswith("zz_")
+
+
+def test_group_by_min_max(db):
+    got, want = both(db, "SELECT run_id, max(symbol), min(stable_id), count(*) FROM {t} "
+                         "GROUP BY run_id ORDER BY run_id")
+    assert got == want
+
+
+@pytest.mark.parametrize("run_id", sorted(RUNS))
+def test_join_refilters_inner_cursor(db, run_id):
+    # The inner fn_trace_events cursor is filtered again for each outer row
+    # (one seq_no, so one chunk file each time): chunk 0 first, then every
+    # other chunk, so the first footers leave the cache while max()/min()
+    # still point into them.
+    chunks = RUNS[run_id]
+    db.execute("DROP TABLE IF EXISTS probe")
+    db.execute("CREATE TABLE probe(s INTEGER)")
+    db.executemany("INSERT INTO probe VALUES (?)",
+                   [(c * PER_CHUNK + k,) for c in range(chunks) for k in (0, 3)])
+    sql = ("SELECT max(e.symbol), min(e.stable_id), max(e.\"commit\"), "
+           "min(e.repo || e.symbol), count(*) "
+           "FROM probe p CROSS JOIN {t} e ON e.run_id = '%s' AND e.seq_no = p.s" % run_id)
+    got, want = both(db, sql)
+    assert got == want
+    assert got[0][4] == 2 * chunks
+    assert "seq_no=" in " ".join(
+        r[3] for r in db.execute("EXPLAIN QUERY PLAN " + sql.format(t="fn_trace_events")))
+
+
+def test_self_join_outer_text_survives(db):
+    # Outer rows of one run, inner cursor re-filtered per outer row on the
+    # other run; the outer row's text is read after the inner scans moved on.
+    sql = ("SELECT a.seq_no, a.symbol, a.stable_id, b.symbol, b.\"commit\" "
+           "FROM {t} a CROSS JOIN {t} b ON b.run_id = 'pin-140' AND b.seq_no = 2 * a.seq_no "
+           "WHERE a.run_id = 'pin-70' ORDER BY a.seq_no")
+    got = db.execute(sql.format(t="fn_trace_events")).fetchall()
+    want = db.execute(sql.format(t="plain")).fetchall()
+    assert got == want
+    assert len(got) == 70 * PER_CHUNK
+
+
+def test_scalar_subqueries(db):
+    got, want = both(db, "SELECT (SELECT max(symbol) FROM {t} WHERE run_id = 'pin-70'), "
+                         "(SELECT min(stable_id) FROM {t} WHERE run_id = 'pin-140'), "
+                         "(SELECT max(symbol) FROM {t})")
+    assert got == want
