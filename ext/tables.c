@@ -92,6 +92,7 @@ typedef struct FntCursor {
   fnt_snapshot *pSnap;
   fnt_scan *pScan;               /* NULL: no rows (empty plan) */
   fnt_pins *pPins;               /* events: footers this cursor's text is in */
+  int bStatic;                   /* the current row's text is pinned */
   int bEof;
 } FntCursor;
 
@@ -724,6 +725,9 @@ static int fntStep(FntCursor *pCur){
     return fntSqliteCode(rc);
   }
   pCur->bEof = (rc==0);
+  /* Once per row, not per column: a step may open a segment the pins
+  ** turned away. */
+  pCur->bStatic = fnt_pins_complete(pCur->pPins);
   return SQLITE_OK;
 }
 
@@ -859,16 +863,15 @@ static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   FntVtab *pTab = (FntVtab*)cur->pVtab;
   if( pCur->pScan==0 || i<0 || i>=pTab->nCol ) return SQLITE_OK;
   if( pTab->mText & ((sqlite3_uint64)1<<i) ){
-    size_t n = 0;
-    const char *z = fnt_scan_text(pCur->pScan, i, &n);
+    const char *z = fnt_scan_text(pCur->pScan, i, 0);
     if( z ){
       /* STATIC only while the cursor's pins hold every footer it read.
-      ** Length -1 although n is known: only then does SQLite mark the value
+      ** Length -1 although the store knows it: only then does SQLite mark it
       ** NUL-terminated (MEM_Term), else sqlite3_column_text() in the client
       ** copies it once more to add the terminator.  The store's strings are
       ** NUL-terminated and hold no NUL (footers are checked on load). */
-      sqlite3_result_text(ctx, z, -1, fnt_pins_complete(pCur->pPins)
-                                      ? SQLITE_STATIC : SQLITE_TRANSIENT);
+      sqlite3_result_text(ctx, z, -1, pCur->bStatic ? SQLITE_STATIC
+                                                    : SQLITE_TRANSIENT);
     }
   }else if( pTab->eTab==FNT_TABLE_EVENTS || !fnt_scan_is_null(pCur->pScan, i) ){
     /* (a runs or profile file older than a column has NULL for it) */
