@@ -157,3 +157,21 @@ def test_scalar_subqueries(db):
                          "(SELECT min(stable_id) FROM {t} WHERE run_id = 'pin-140'), "
                          "(SELECT max(symbol) FROM {t})")
     assert got == want
+
+
+def test_copies_past_the_pin_limit(db):
+    # One inner cursor re-filtered 210 times: first over pin-140's 140 files
+    # (past FNT_PIN_MAX, so files 129.. are not pinned and their text must
+    # be copied), then over pin-70's 70 files, which push those late files
+    # out of the 64-footer cache.  The bare column comes from the row with
+    # the largest ord: chunk 135 of pin-140, read early, output at the end.
+    db.execute("DROP TABLE IF EXISTS probe2")
+    db.execute("CREATE TABLE probe2(i INTEGER PRIMARY KEY, run TEXT, s INTEGER, ord INTEGER)")
+    rows = [("pin-140", c * PER_CHUNK, 1000 if c == 135 else c) for c in range(140)]
+    rows += [("pin-70", c * PER_CHUNK + 1, c) for c in range(70)]
+    db.executemany("INSERT INTO probe2(run, s, ord) VALUES (?, ?, ?)", rows)
+    sql = ("SELECT max(p.ord), e.symbol, e.stable_id, e.\"commit\", count(*) "
+           "FROM probe2 p CROSS JOIN {t} e ON e.run_id = p.run AND e.seq_no = p.s")
+    got, want = both(db, sql)
+    assert got == want
+    assert got[0][0] == 1000 and got[0][3] == "c135" and got[0][4] == 210
