@@ -135,35 +135,49 @@ static int isRemoved(const fnt_commit *q, const fnt_entry *e){
 }
 
 /* Builds the manifest list of snapshot base+1: base's manifests plus
-** `ours`, or, once the list is long or the commit drops files, one merged
-** manifest of every entry kept (written here; *merged gets its path so a
-** lost race can remove it).  *droppedRows counts the rows dropped. */
+** `ours`; once the list is long, the tail of small recent manifests and
+** `ours` are merged into one new manifest, and when the commit drops files
+** every entry is rewritten without them (the new manifest is written here;
+** *merged gets its path so a lost race can remove it).  *droppedRows counts
+** the rows dropped. */
 static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
                      const char *ours, const fnt_manifest *oursM,
                      fnt_catalog *cat, char **merged, uint64_t *droppedRows){
-  size_t i, j, n = 0, total = oursM->n;
+  size_t i, j, n = 0, keep = base->n_manifests, total = oursM->n;
   fnt_entry *all;
   fnt_buf bytes = {0};
   int rc;
   *merged = 0;
   *droppedRows = 0;
-  if( base->n_manifests < MERGE_MANIFESTS && q->n_removed==0 ){
-    cat->manifest_paths = fnt_calloc(base->n_manifests+1, sizeof(char*));
-    if( cat->manifest_paths==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-    for(i=0; i<base->n_manifests; i++){
-      cat->manifest_paths[i] = fnt_strdup(base->manifests[i]->path);
-      cat->n_manifests = i+1;
-      if( cat->manifest_paths[i]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  if( q->n_removed ){
+    keep = 0;
+  }else if( base->n_manifests>=MERGE_MANIFESTS ){
+    /* Merge the tail while it is no bigger than the manifest before it:
+    ** sizes then grow geometrically, a list holds O(log n) manifests, and
+    ** an entry is rewritten O(log n) times in the warehouse's life rather
+    ** than at every merge. */
+    size_t sum = oursM->n;
+    while( keep>0 && (base->n_manifests-keep<2 || base->manifests[keep-1]->n<=2*sum) ){
+      sum += base->manifests[--keep]->n;
     }
-    cat->manifest_paths[cat->n_manifests] = fnt_strdup(ours);
-    if( cat->manifest_paths[cat->n_manifests]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  }
+  cat->manifest_paths = fnt_calloc(keep+1, sizeof(char*));
+  if( cat->manifest_paths==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  for(i=0; i<keep; i++){
+    cat->manifest_paths[i] = fnt_strdup(base->manifests[i]->path);
+    cat->n_manifests = i+1;
+    if( cat->manifest_paths[i]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  }
+  if( keep==base->n_manifests ){           /* no merge: add ours as it is */
+    cat->manifest_paths[keep] = fnt_strdup(ours);
+    if( cat->manifest_paths[keep]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
     cat->n_manifests++;
     return FNT_OK;
   }
-  for(i=0; i<base->n_manifests; i++) total += base->manifests[i]->n;
+  for(i=keep; i<base->n_manifests; i++) total += base->manifests[i]->n;
   all = fnt_calloc(total+1, sizeof(fnt_entry));
   if( all==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  for(i=0; i<base->n_manifests; i++){
+  for(i=keep; i<base->n_manifests; i++){
     for(j=0; j<base->manifests[i]->n; j++){
       const fnt_entry *e = &base->manifests[i]->entries[j];
       if( isRemoved(q, e) ) *droppedRows += e->rows;
@@ -176,11 +190,9 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *
   if( rc==FNT_OK ) rc = writeNewFile(st, FNT_DIR_METADATA, ".fnman", &bytes, merged);
   fnt_buf_free(&bytes);
   if( rc ) return rc;
-  cat->manifest_paths = fnt_calloc(1, sizeof(char*));
-  if( cat->manifest_paths==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  cat->manifest_paths[0] = fnt_strdup(*merged);
-  if( cat->manifest_paths[0]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  cat->n_manifests = 1;
+  cat->manifest_paths[keep] = fnt_strdup(*merged);
+  if( cat->manifest_paths[keep]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  cat->n_manifests = keep+1;
   return FNT_OK;
 }
 
