@@ -114,22 +114,44 @@ static int entryMatches(const fnt_scan *sc, const fnt_entry *e){
   return 1;
 }
 
-static const fnt_scan *g_sortScan;   /* qsort has no context argument */
+/* A candidate file and the position of its run in the predicate's run_ids
+** (runs come out in that order), for sorting without a global context. */
+typedef struct ranked_file {
+  const fnt_entry *e;
+  size_t rank;
+} ranked_file;
+
 static int cmpFiles(const void *a, const void *b){
-  const fnt_entry *x = *(const fnt_entry*const*)a, *y = *(const fnt_entry*const*)b;
-  const fnt_scan *sc = g_sortScan;
+  const ranked_file *rx = a, *ry = b;
+  const fnt_entry *x = rx->e, *y = ry->e;
   int c;
-  if( sc->p.n_run_ids ){
-    int ix = inList(sc->run_ids, sc->p.n_run_ids, x->run_id);
-    int iy = inList(sc->run_ids, sc->p.n_run_ids, y->run_id);
-    c = ix<iy ? -1 : ix>iy;
-  }else{
-    c = strcmp(x->run_id, y->run_id);
-  }
+  if( rx->rank!=ry->rank ) return rx->rank<ry->rank ? -1 : 1;
+  c = strcmp(x->run_id, y->run_id);
   if( c ) return c;
   if( x->seq_min!=y->seq_min ) return x->seq_min<y->seq_min ? -1 : 1;
   if( x->chunk!=y->chunk ) return x->chunk<y->chunk ? -1 : 1;
   return strcmp(x->path, y->path);
+}
+
+/* Orders the candidates: run by run (in the order of p->run_ids when
+** given), each run's files by seq_min. */
+static int sortFiles(fnt_scan *sc){
+  ranked_file *r;
+  size_t i, k;
+  if( sc->nfiles<2 ) return FNT_OK;
+  r = fnt_malloc(sc->nfiles*sizeof(*r));
+  if( r==0 ) return fnt_err(sc->st, FNT_E_NOMEM, "out of memory");
+  for(i=0; i<sc->nfiles; i++){
+    r[i].e = sc->files[i];
+    r[i].rank = 0;
+    for(k=0; k<sc->p.n_run_ids; k++){
+      if( fnt_entry_has_run(r[i].e, sc->run_ids[k]) ){ r[i].rank = k; break; }
+    }
+  }
+  qsort(r, sc->nfiles, sizeof(*r), cmpFiles);
+  for(i=0; i<sc->nfiles; i++) sc->files[i] = r[i].e;
+  fnt_free(r);
+  return FNT_OK;
 }
 
 static char **copyList(const char *const *src, size_t n, size_t *nOut){
@@ -520,9 +542,7 @@ static int scanOpen(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
       else sc->stats.files_skipped++;
     }
   }
-  g_sortScan = sc;
-  qsort(sc->files, sc->nfiles, sizeof(*sc->files), cmpFiles);
-  g_sortScan = 0;
+  if( (rc = sortFiles(sc))!=FNT_OK ) goto fail;
   *out = sc;
   return FNT_OK;
 fail:
