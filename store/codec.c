@@ -172,7 +172,9 @@ int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level){
   if( fnt_buf_reserve(out, bound > n ? bound : n) ) return -1;
   if( n >= 64 ){
     z = ZSTD_compress(out->data + start, bound, raw, n, level);
-    if( !ZSTD_isError(z) && z < n ){
+    /* Keep raw unless zstd saves a tenth: decoding costs more than the
+    ** few bytes a poorer ratio saves. */
+    if( !ZSTD_isError(z) && z < n - n/10 ){
       out->len = start + z;
       return FNT_CODEC_ZSTD;
     }
