@@ -31,7 +31,7 @@
 /* One event as the replay sees it: the function already mapped to a key. */
 typedef struct HeatEvent {
   int64_t t;          /* t_ns */
-  uint32_t thread;    /* the thread id as stored (0 .. 2^32-1) */
+  uint32_t thread;    /* index into HeatState.aThread (resolved per batch) */
   uint32_t key;       /* dense key id, < HeatState.nKey */
   int kind;           /* FNT_KIND_... */
 } HeatEvent;
@@ -69,7 +69,6 @@ typedef struct HeatState {
   uint32_t nThread, nThreadAlloc;
   uint32_t *aTidSlot;
   uint32_t nTidMask;
-  HeatThread *pLast;    /* the thread of the previous event: usually the next's */
 } HeatState;
 
 /* Fibonacci hashing: one multiply, the high bits are well mixed. */
@@ -151,7 +150,7 @@ static HeatThread *heatThread(HeatState *s, uint32_t tid){
     if( th->tid==tid ) return th;
     h = (h+1) & s->nTidMask;
   }
-  /* A new thread.  Threads are pointed at by pLast only, which is reset. */
+  /* A new thread.  Events name threads by index, so aThread may move. */
   if( s->nThread==s->nThreadAlloc ){
     uint32_t nNew = s->nThreadAlloc ? s->nThreadAlloc*2 : 8;
     HeatThread *a = heatRealloc(s->aThread, nNew*sizeof(HeatThread));
@@ -269,12 +268,7 @@ static int heatReplay(HeatState *s, const HeatEvent *aEv, size_t n){
   size_t i;
   for(i=0; i<n; i++){
     const HeatEvent *e = &aEv[i];
-    HeatThread *th = s->pLast;
-    if( th==0 || th->tid!=e->thread ){
-      th = heatThread(s, e->thread);
-      if( th==0 ) return FNT_E_NOMEM;
-      s->pLast = th;
-    }
+    HeatThread *th = &s->aThread[e->thread];
     th->tLast = e->t;
     if( e->kind==FNT_KIND_ENTRY ){
       HeatFrame *f;
@@ -311,7 +305,6 @@ static void heatFinish(HeatState *s){
   for(i=0; i<s->nThread; i++){
     heatPopTo(s, &s->aThread[i], 0, s->aThread[i].tLast);
   }
-  s->pLast = 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -599,6 +592,7 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   fnt_event_batch b;
   fnt_scan *sc = 0;
   fnt_store *st;
+  uint32_t *aTix = 0, nTix = 0;
   int64_t seqPrev = -1;
   int rc;
 
@@ -638,12 +632,25 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
       goto done;
     }
     seqPrev = (int64_t)b.seq_no[b.n-1];
+    /* The segment's thread dictionary, resolved once per batch: events
+    ** then name their thread by index, with no lookup per event. */
+    if( b.n_threads>nTix ){
+      uint32_t *a = heatRealloc(aTix, (size_t)b.n_threads*sizeof(uint32_t));
+      if( a==0 ) goto nomem;
+      aTix = a;
+      nTix = b.n_threads;
+    }
+    for(i=0; i<b.n_threads; i++){
+      HeatThread *th = heatThread(&s, (uint32_t)b.thread_ids[i]);
+      if( th==0 ) goto nomem;
+      aTix[i] = (uint32_t)(th - s.aThread);
+    }
     for(i=0; i<b.n; i++){
       HeatEvent *e = &aBatch[nBatch];
       rc = heatFnKey(&b, (uint32_t)b.function[i], &m, &k, &s, &e->key);
       if( rc ) goto nomem;
       e->kind = (int)b.kind[i];
-      e->thread = (uint32_t)b.thread_ids[b.thread[i]];
+      e->thread = aTix[b.thread[i]];
       e->t = (int64_t)b.t_ns[i];
       if( ++nBatch==HEAT_BATCH ){
         rc = heatReplay(&s, aBatch, nBatch);
@@ -666,6 +673,7 @@ nomem:
                "(%u threads, %u functions)", run_id, s.nThread, k.nKey);
 done:
   fnt_scan_close(sc);
+  heatFree(aTix);
   heatFree(aBatch);
   heatFnMapsClear(&m);
   heatKeysClear(&k);
