@@ -11,6 +11,9 @@
 **   metadata.c  catalog versions, manifest lists, manifests (encode/decode)
 **   snapshot.c  pinning, caching and listing snapshots
 **   commit.c    validating and filing chunks and profiles, atomic commit
+**               (commit.h: the protocol, shared with compaction)
+**   compact.c   merging small files (fnt_compact)
+**   expire.c    expiring snapshots, removing unlisted files
 **   scan.c      predicate scans with partition and row-group pruning
 **   warehouse.c open/close and the folder layout
 **   heat.c      fnt_heat (SPEC §5)
