@@ -340,8 +340,9 @@ static int parse_frame(folder *f, const char *s, size_t len){
       end = open-1;
       while( end>sym0 && is_blank(s[end-1]) ) end--;
     }
-    /* "(dso)" with no symbol before it. */
-    if( dlen==0 && s[sym0]=='(' ){
+    /* "(dso)" with no symbol before it (no '(' was found after the symbol:
+    ** with one found, as in "( ()", the span is not "(dso)" at all). */
+    if( !open && s[sym0]=='(' ){
       dso = s+sym0+1;
       dlen = end-sym0-2;
       end = sym0;
