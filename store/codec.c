@@ -188,7 +188,7 @@ int fnt_block_decompress(int codec, const uint8_t *src, size_t n,
                          uint8_t *dst, size_t raw_len){
   if( codec==FNT_CODEC_RAW ){
     if( n!=raw_len ) return -1;
-    memcpy(dst, src, n);
+    if( n ) memcpy(dst, src, n);   /* an empty chunk's buffer may be NULL */
     return 0;
   }
   if( codec==FNT_CODEC_ZSTD ){
