@@ -85,7 +85,7 @@ static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
   int syncDir = strcmp(dir, FNT_DIR_TMP)!=0;
   char name[33], *full = 0, *fullDir = 0;
   size_t n = strlen(dir) + 40 + strlen(suffix);
-  int rc = FNT_OK;
+  int rc = FNT_OK, made;
   *rel = fnt_malloc(n);
   if( *rel==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   fnt_random_name(name);
@@ -93,7 +93,8 @@ static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
   full = fnt_path_join(st, *rel);
   fullDir = fnt_path_join(st, dir);
   if( full==0 || fullDir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-  if( fnt_io_mkdirs(fullDir) ){ rc = ioErr(st, "cannot create", fullDir); goto done; }
+  made = fnt_io_mkdirs(fullDir);
+  if( made<0 ){ rc = ioErr(st, "cannot create", fullDir); goto done; }
   if( fnt_io_write_file(full, bytes->data, bytes->len, 1) ){
     rc = ioErr(st, "cannot write", full);
     fnt_io_unlink(full);
@@ -102,6 +103,17 @@ static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
   if( syncDir && fnt_io_fsync_dir(fullDir) ){
     rc = ioErr(st, "cannot fsync", fullDir);
     goto done;
+  }
+  /* A folder made just now (a new partition) is a name in its parent: that
+  ** must be durable too, up to the first folder that already existed. */
+  while( made-- > 0 ){
+    char *slash = strrchr(fullDir, '/');
+    if( slash==0 ) break;
+    *slash = 0;
+    if( fnt_io_fsync_dir(fullDir) ){
+      rc = ioErr(st, "cannot fsync", fullDir);
+      goto done;
+    }
   }
 done:
   fnt_free(full);

@@ -65,6 +65,10 @@ typedef struct fnt_io_fault {
   int err;             /* errno to fail with (EIO, ENOSPC, ...) */
   int short_write;     /* a failing write first writes half its bytes */
   int crash;           /* instead of failing, _exit(99) at that call */
+  int power_loss;      /* as crash, but first drop what was not made
+                       ** durable: unsynced file data is cut to half, and
+                       ** names (files, links, renames, folders) whose
+                       ** folder was not fsynced since are removed */
 } fnt_io_fault;
 void fnt_io_set_fault(const fnt_io_fault *f);   /* NULL: off */
 long fnt_io_count(void);                         /* counted calls so far */
@@ -79,7 +83,7 @@ int fnt_io_fsync_dir(const char *dir);
 int fnt_io_link(const char *from, const char *to);
 int fnt_io_rename(const char *from, const char *to);
 int fnt_io_unlink(const char *path);
-int fnt_io_mkdirs(const char *path);            /* mkdir -p */
+int fnt_io_mkdirs(const char *path);            /* mkdir -p: folders made, or -1 */
 int fnt_io_exists(const char *path);            /* 1, 0, or -1 on error */
 
 /* ---- codec.c */

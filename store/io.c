@@ -21,6 +21,69 @@ static fnt_io_fault g_fault;
 static long g_count;
 static int g_env_read;
 
+/* The power-loss journal: what was written or named, and whether it has
+** been made durable since (file data by fsync of the file, a name by fsync
+** of its folder).  Kept only while a power-loss fault is set. */
+typedef struct io_record {
+  char *path;
+  int is_name;         /* 0: the file's data, 1: its name in its folder */
+  int durable;
+} io_record;
+static io_record *g_journal;
+static size_t g_nJournal, g_capJournal;
+
+static void journalAdd(const char *path, int isName){
+  io_record *r;
+  if( !g_fault.power_loss ) return;
+  if( g_nJournal==g_capJournal ){
+    size_t cap = g_capJournal ? g_capJournal*2 : 64;
+    io_record *a = realloc(g_journal, cap*sizeof(*a));  /* test-only: not */
+    if( a==0 ) return;                                  /* the store's hook */
+    g_journal = a;
+    g_capJournal = cap;
+  }
+  r = &g_journal[g_nJournal++];
+  r->path = strdup(path);
+  r->is_name = isName;
+  r->durable = 0;
+}
+
+/* fsync of a file (isName 0) or of a folder (the names in it). */
+static void journalSync(const char *path, int isDir){
+  size_t i, n = strlen(path);
+  for(i=0; i<g_nJournal; i++){
+    io_record *r = &g_journal[i];
+    if( r->path==0 ) continue;
+    if( !isDir ){
+      if( !r->is_name && strcmp(r->path, path)==0 ) r->durable = 1;
+    }else if( r->is_name && strncmp(r->path, path, n)==0 && r->path[n]=='/'
+           && strchr(r->path+n+1, '/')==0 ){
+      r->durable = 1;
+    }
+  }
+}
+
+/* The power goes: unsynced data is cut to half, unsynced names vanish
+** (a folder's with everything under it). */
+static void powerLoss(void){
+  size_t i;
+  for(i=0; i<g_nJournal; i++){
+    io_record *r = &g_journal[i];
+    struct stat sb;
+    if( r->path && !r->durable && !r->is_name && stat(r->path, &sb)==0 ){
+      if( truncate(r->path, sb.st_size/2) ){}
+    }
+  }
+  for(i=g_nJournal; i>0; i--){
+    io_record *r = &g_journal[i-1];
+    if( r->path && !r->durable && r->is_name ){
+      char cmd[4200];
+      snprintf(cmd, sizeof(cmd), "rm -rf '%s'", r->path);
+      if( system(cmd) ){}
+    }
+  }
+}
+
 static void readEnvFault(void){
   const char *e;
   g_env_read = 1;
@@ -38,11 +101,15 @@ static void readEnvFault(void){
   if( strstr(e, "ENOSPC") ) g_fault.err = ENOSPC;
   if( strstr(e, "short=1") ) g_fault.short_write = 1;
   if( strstr(e, "crash=1") ) g_fault.crash = 1;
+  if( strstr(e, "power=1") ) g_fault.power_loss = 1;
 }
 
 void fnt_io_set_fault(const fnt_io_fault *f){
+  size_t i;
   g_env_read = 1;
   g_count = 0;
+  for(i=0; i<g_nJournal; i++) free(g_journal[i].path);
+  g_nJournal = 0;
   if( f ) g_fault = *f; else memset(&g_fault, 0, sizeof(g_fault));
 }
 
@@ -54,7 +121,8 @@ static int faultHere(unsigned op){
   if( (g_fault.ops & op)==0 ) return 0;
   g_count++;
   if( g_fault.nth<=0 || g_count!=g_fault.nth ) return 0;
-  if( g_fault.crash ) _exit(99);
+  if( g_fault.power_loss ) powerLoss();
+  if( g_fault.crash || g_fault.power_loss ) _exit(99);
   errno = g_fault.err ? g_fault.err : EIO;
   return 1;
 }
@@ -93,12 +161,15 @@ int fnt_io_write_file(const char *path, const void *data, size_t n, int excl){
   if( faultHere(FNT_IO_OPEN) ) return -1;
   fd = open(path, O_WRONLY|O_CREAT|O_CLOEXEC|(excl ? O_EXCL : O_TRUNC), 0644);
   if( fd<0 ) return -1;
+  journalAdd(path, 1);
+  journalAdd(path, 0);
   if( writeAll(fd, data, n) || syncFd(fd) ){
     e = errno;
     close(fd);
     errno = e;
     return -1;
   }
+  journalSync(path, 0);
   return close(fd);
 }
 
@@ -169,18 +240,23 @@ int fnt_io_fsync_dir(const char *dir){
   rc = faultHere(FNT_IO_FSYNC) ? -1 : fsync(fd);   /* a folder's entries */
   e = errno;
   close(fd);
+  if( rc==0 ) journalSync(dir, 1);
   errno = e;
   return rc;
 }
 
 int fnt_io_link(const char *from, const char *to){
   if( faultHere(FNT_IO_LINK) ) return -1;
-  return link(from, to);
+  if( link(from, to) ) return -1;
+  journalAdd(to, 1);
+  return 0;
 }
 
 int fnt_io_rename(const char *from, const char *to){
   if( faultHere(FNT_IO_RENAME) ) return -1;
-  return rename(from, to);
+  if( rename(from, to) ) return -1;
+  journalAdd(to, 1);
+  return 0;
 }
 
 int fnt_io_unlink(const char *path){
@@ -191,6 +267,7 @@ int fnt_io_unlink(const char *path){
 int fnt_io_mkdirs(const char *path){
   char *tmp;
   size_t i, n;
+  int made = 0;
   if( faultHere(FNT_IO_MKDIR) ) return -1;
   n = strlen(path);
   tmp = fnt_malloc(n+1);
@@ -200,7 +277,10 @@ int fnt_io_mkdirs(const char *path){
     if( tmp[i]=='/' || tmp[i]==0 ){
       char c = tmp[i];
       tmp[i] = 0;
-      if( mkdir(tmp, 0755) && errno!=EEXIST ){
+      if( mkdir(tmp, 0755)==0 ){
+        made++;
+        journalAdd(tmp, 1);
+      }else if( errno!=EEXIST ){
         int e = errno;
         fnt_free(tmp);
         errno = e;
@@ -210,7 +290,7 @@ int fnt_io_mkdirs(const char *path){
     }
   }
   fnt_free(tmp);
-  return 0;
+  return made;
 }
 
 int fnt_io_exists(const char *path){

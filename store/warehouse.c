@@ -122,7 +122,7 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
                    dir, FNT_MARKER);
       goto done;
     }
-    if( fnt_io_mkdirs(dir) ){
+    if( fnt_io_mkdirs(dir)<0 ){
       rc = fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO,
                    "%s: cannot create: %s", dir, strerror(errno));
       goto done;
@@ -131,7 +131,7 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
   for(i=0; i<sizeof(subdirs)/sizeof(subdirs[0]); i++){
     sub = fnt_path_join(st, subdirs[i]);
     if( sub==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-    if( fnt_io_mkdirs(sub) ){
+    if( fnt_io_mkdirs(sub)<0 ){
       rc = fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO,
                    "%s: cannot create: %s", sub, strerror(errno));
       goto done;
