@@ -149,10 +149,7 @@ int sqlite3_fntrace_init(sqlite3 *db, char **pzErrMsg,
   ** of a hostile database cannot call it.  The FntConn is freed with it. */
   rc = sqlite3_create_function_v2(db, "fnt_open", 1,
           SQLITE_UTF8|SQLITE_DIRECTONLY, p, fntOpenFunc, 0, 0, fntConnFree);
-  if( rc!=SQLITE_OK ){
-    fntConnFree(p);
-    return rc;
-  }
+  if( rc!=SQLITE_OK ) return rc;   /* SQLite has called fntConnFree(p) */
   rc = sqlite3_create_function(db, "fntrace_version", 0,
           SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,
           fntVersionFunc, 0, 0);
