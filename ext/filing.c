@@ -256,13 +256,17 @@ static void filerGive(FntFiler *pF, FntJson *pJ){
   }
 }
 
-/* fnt_file_chunk(chunk_json [, room]) -> 1 filed, 0 already filed. */
-static void fileChunkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  static const char zFunc[] = "fnt_file_chunk";
+/* fnt_file_chunk(chunk_json [, room]) -> 1 filed, 0 already filed;
+** fnt_file_profile(profile_json [, room]) -> 1 filed, 0 already filed or no
+** rows.  One body: parse, fill stable_ids from the room, file. */
+static void fileFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv,
+                     int bProfile){
+  const char *zFunc = bProfile ? "fnt_file_profile" : "fnt_file_chunk";
   FntFiler *pF = (FntFiler*)sqlite3_user_data(ctx);
   FntJson local, *pJ;
   RoomCopies copies = {0, 0};
   fnt_chunk chunk;
+  fnt_profile prof;
   fnt_store *pStore = 0;
   const char *z;
   size_t n;
@@ -271,33 +275,30 @@ static void fileChunkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
 
   if( filingInput(ctx, zFunc, argv[0], &z, &n) ) return;
   pJ = filerTake(pF, &local);
-  rc = fntJsonParseChunk(pJ, z, n, &chunk);
+  rc = bProfile ? fntJsonParseProfile(pJ, z, n, &prof)
+                : fntJsonParseChunk(pJ, z, n, &chunk);
   if( rc!=SQLITE_OK ){
     zErr = sqlite3_mprintf("%s: %s", zFunc, pJ->zErr);
     rc = rc==SQLITE_NOMEM ? rc : fntSqliteCode(FNT_E_INVALID);
     goto done;
   }
-  if( argc>1 && chunk.n_functions>0 ){
-    /* The parser's function array is ours to amend: chunk.functions points
-    ** into it. */
-    fnt_function *aFunc = pJ->aFunc;
-    size_t nFunc = chunk.n_functions;
-    const char **azSym = sqlite3_malloc64(nFunc*sizeof(char*));
-    const char ***apzId = sqlite3_malloc64(nFunc*sizeof(char**));
+  if( argc>1 ){
+    /* The parser's function (row) array is ours to amend: the chunk's
+    ** functions (the profile's rows) point into it. */
+    size_t i, nItem = bProfile ? prof.n_rows : chunk.n_functions;
+    const char **azSym = sqlite3_malloc64((nItem ? nItem : 1)*sizeof(char*));
+    const char ***apzId = sqlite3_malloc64((nItem ? nItem : 1)*sizeof(char**));
     if( azSym && apzId ){
-      for(size_t i=0; i<nFunc; i++){
-        azSym[i] = aFunc[i].symbol;
-        apzId[i] = &aFunc[i].stable_id;
+      for(i=0; i<nItem; i++){
+        azSym[i] = bProfile ? pJ->aRow[i].symbol : pJ->aFunc[i].symbol;
+        apzId[i] = bProfile ? &pJ->aRow[i].stable_id : &pJ->aFunc[i].stable_id;
       }
-      rc = roomApply(ctx, zFunc, argv[1], azSym, apzId, nFunc, &copies, &zErr);
+      rc = roomApply(ctx, zFunc, argv[1], azSym, apzId, nItem, &copies, &zErr);
     }else{
       rc = SQLITE_NOMEM;
     }
     sqlite3_free(azSym);
     sqlite3_free(apzId);
-    if( rc!=SQLITE_OK ) goto done;
-  }else if( argc>1 ){
-    rc = roomApply(ctx, zFunc, argv[1], 0, 0, 0, &copies, &zErr);
     if( rc!=SQLITE_OK ) goto done;
   }
   rc = fntConnStore(pF->pConn, &pStore, &zErr);
@@ -307,7 +308,7 @@ static void fileChunkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     zErr = zMsg;
     goto done;
   }
-  frc = fnt_file_chunk(pStore, &chunk);
+  frc = bProfile ? fnt_file_profile(pStore, &prof) : fnt_file_chunk(pStore, &chunk);
   if( frc<0 ){
     zErr = fntStoreError(zFunc, pStore, frc);
     rc = frc==FNT_E_NOMEM ? SQLITE_NOMEM : fntSqliteCode(frc);
@@ -322,67 +323,13 @@ done:
   filerGive(pF, pJ);
 }
 
-/* fnt_file_profile(profile_json [, room]) -> 1 filed, 0 already filed or
-** no rows. */
+static void fileChunkFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  fileFunc(ctx, argc, argv, 0);
+}
+
 static void fileProfileFunc(sqlite3_context *ctx, int argc,
                             sqlite3_value **argv){
-  static const char zFunc[] = "fnt_file_profile";
-  FntFiler *pF = (FntFiler*)sqlite3_user_data(ctx);
-  FntJson local, *pJ;
-  RoomCopies copies = {0, 0};
-  fnt_profile prof;
-  fnt_store *pStore = 0;
-  const char *z;
-  size_t n;
-  char *zErr = 0;
-  int rc, frc;
-
-  if( filingInput(ctx, zFunc, argv[0], &z, &n) ) return;
-  pJ = filerTake(pF, &local);
-  rc = fntJsonParseProfile(pJ, z, n, &prof);
-  if( rc!=SQLITE_OK ){
-    zErr = sqlite3_mprintf("%s: %s", zFunc, pJ->zErr);
-    rc = rc==SQLITE_NOMEM ? rc : fntSqliteCode(FNT_E_INVALID);
-    goto done;
-  }
-  if( argc>1 ){
-    fnt_profile_row *aRow = pJ->aRow;
-    size_t nRow = prof.n_rows;
-    const char **azSym = sqlite3_malloc64((nRow ? nRow : 1)*sizeof(char*));
-    const char ***apzId = sqlite3_malloc64((nRow ? nRow : 1)*sizeof(char**));
-    if( azSym && apzId ){
-      for(size_t i=0; i<nRow; i++){
-        azSym[i] = aRow[i].symbol;
-        apzId[i] = &aRow[i].stable_id;
-      }
-      rc = roomApply(ctx, zFunc, argv[1], azSym, apzId, nRow, &copies, &zErr);
-    }else{
-      rc = SQLITE_NOMEM;
-    }
-    sqlite3_free(azSym);
-    sqlite3_free(apzId);
-    if( rc!=SQLITE_OK ) goto done;
-  }
-  rc = fntConnStore(pF->pConn, &pStore, &zErr);
-  if( rc!=SQLITE_OK ){
-    char *zMsg = sqlite3_mprintf("%s: %s", zFunc, zErr ? zErr : "");
-    sqlite3_free(zErr);
-    zErr = zMsg;
-    goto done;
-  }
-  frc = fnt_file_profile(pStore, &prof);
-  if( frc<0 ){
-    zErr = fntStoreError(zFunc, pStore, frc);
-    rc = frc==FNT_E_NOMEM ? SQLITE_NOMEM : fntSqliteCode(frc);
-    goto done;
-  }
-  sqlite3_result_int(ctx, frc);
-
-done:
-  if( rc!=SQLITE_OK ) filingError(ctx, rc, zErr ? zErr : zFunc);
-  sqlite3_free(zErr);
-  roomCopiesFree(&copies);
-  filerGive(pF, pJ);
+  fileFunc(ctx, argc, argv, 1);
 }
 
 int fntRegisterFiling(sqlite3 *db, FntConn *p){

@@ -12,25 +12,37 @@
 */
 #include "fntrace_int.h"
 
-static void fntCompactFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+/* The connection's store, or NULL with the error set on ctx. */
+static fnt_store *maintainStore(sqlite3_context *ctx){
   FntConn *p = (FntConn*)sqlite3_user_data(ctx);
-  fnt_store *pStore;
-  fnt_compact_stats cs;
+  fnt_store *pStore = 0;
   char *zErr = 0;
+  if( fntConnStore(p, &pStore, &zErr)!=SQLITE_OK ){
+    sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_free(zErr);
+    return 0;
+  }
+  return pStore;
+}
+
+/* Reports the store's failure `rc` of function zFunc. */
+static void maintainFailed(sqlite3_context *ctx, const char *zFunc,
+                           fnt_store *pStore, int rc){
+  char *zErr = fntStoreError(zFunc, pStore, rc);
+  sqlite3_result_error(ctx, zErr, -1);
+  sqlite3_result_error_code(ctx, fntSqliteCode(rc));
+  sqlite3_free(zErr);
+}
+
+static void fntCompactFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
+  fnt_store *pStore = maintainStore(ctx);
+  fnt_compact_stats cs;
   int rc;
   (void)argc; (void)argv;
-  rc = fntConnStore(p, &pStore, &zErr);
-  if( rc!=SQLITE_OK ){
-    sqlite3_result_error(ctx, zErr, -1);
-    sqlite3_free(zErr);
-    return;
-  }
+  if( pStore==0 ) return;
   rc = fnt_compact(pStore, &cs);
   if( rc<0 ){
-    zErr = fntStoreError("fnt_compact", pStore, rc);
-    sqlite3_result_error(ctx, zErr, -1);
-    sqlite3_result_error_code(ctx, fntSqliteCode(rc));
-    sqlite3_free(zErr);
+    maintainFailed(ctx, "fnt_compact", pStore, rc);
     return;
   }
   sqlite3_result_text(ctx, sqlite3_mprintf(
@@ -42,11 +54,9 @@ static void fntCompactFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 static void fntExpireFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
-  FntConn *p = (FntConn*)sqlite3_user_data(ctx);
   fnt_store *pStore;
   fnt_expire_stats es;
   sqlite3_int64 keep = 86400;
-  char *zErr = 0;
   int rc;
   if( argc>0 ){
     if( sqlite3_value_numeric_type(argv[0])!=SQLITE_INTEGER
@@ -56,18 +66,10 @@ static void fntExpireFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
       return;
     }
   }
-  rc = fntConnStore(p, &pStore, &zErr);
-  if( rc!=SQLITE_OK ){
-    sqlite3_result_error(ctx, zErr, -1);
-    sqlite3_free(zErr);
-    return;
-  }
+  if( (pStore = maintainStore(ctx))==0 ) return;
   rc = fnt_expire_snapshots(pStore, keep, &es);
   if( rc<0 ){
-    zErr = fntStoreError("fnt_expire_snapshots", pStore, rc);
-    sqlite3_result_error(ctx, zErr, -1);
-    sqlite3_result_error_code(ctx, fntSqliteCode(rc));
-    sqlite3_free(zErr);
+    maintainFailed(ctx, "fnt_expire_snapshots", pStore, rc);
     return;
   }
   sqlite3_result_text(ctx, sqlite3_mprintf(

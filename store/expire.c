@@ -128,38 +128,6 @@ static int sweep(fnt_store *st, const char *rel, const path_set *live,
   return rc;
 }
 
-/* The ids of the snapshot files present, ascending. */
-static int listIds(fnt_store *st, uint64_t **ids, size_t *n){
-  char *dir = fnt_path_join(st, FNT_DIR_CATALOG);
-  DIR *d;
-  struct dirent *de;
-  size_t cap = 0;
-  int rc = FNT_OK;
-  *ids = 0;
-  *n = 0;
-  if( dir==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  d = opendir(dir);
-  if( d==0 ){
-    rc = fnt_err(st, FNT_E_IO, "%s: %s", dir, strerror(errno));
-    fnt_free(dir);
-    return rc;
-  }
-  while( (de = readdir(d))!=0 ){
-    if( de->d_name[0]!='v' || strlen(de->d_name)!=21 ) continue;
-    if( *n==cap ){
-      uint64_t *p;
-      cap = cap ? cap*2 : 256;
-      p = fnt_realloc(*ids, cap*sizeof(uint64_t));
-      if( p==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
-      *ids = p;
-    }
-    (*ids)[(*n)++] = strtoull(de->d_name+1, 0, 10);
-  }
-  closedir(d);
-  fnt_free(dir);
-  return rc;
-}
-
 static int cmpId(const void *a, const void *b){
   uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
   return x<y ? -1 : x>y;
@@ -179,7 +147,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   fnt_err_clear(st);
   cutoffMicros = now - keep_seconds*1000000;
   rc = fnt_snapshot_newest_id(st, &newest);
-  if( rc==FNT_OK ) rc = listIds(st, &ids, &n);
+  if( rc==FNT_OK ) rc = fnt_catalog_ids(st, &ids, &n);
   if( rc ) goto done;
   qsort(ids, n, sizeof(uint64_t), cmpId);
 
@@ -211,7 +179,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   ** above, so a snapshot committed meanwhile is seen too). */
   fnt_free(ids);
   ids = 0;
-  rc = listIds(st, &ids, &n);
+  rc = fnt_catalog_ids(st, &ids, &n);
   for(i=0; rc==FNT_OK && i<n; i++){
     rc = markLive(st, ids[i], &live);
     if( rc==FNT_E_NOTFOUND ) rc = FNT_OK;

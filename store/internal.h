@@ -234,6 +234,9 @@ struct fnt_snapshot {
   fnt_manifest **manifests;  /* borrowed from the store's cache */
   size_t n_manifests;
 };
+/* The ids of the snapshot files in catalog/, in no order (a new
+** allocation in *ids). */
+int fnt_catalog_ids(fnt_store *st, uint64_t **ids, size_t *n);
 /* The newest committed id (0 = empty warehouse). */
 int fnt_snapshot_newest_id(fnt_store *st, uint64_t *id);
 int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out);

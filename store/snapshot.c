@@ -28,28 +28,52 @@ static int catalogExists(fnt_store *st, uint64_t id){
   return e;
 }
 
-/* The highest id in catalog/ by listing it: used when HEAD is unusable. */
-static int scanCatalogDir(fnt_store *st, uint64_t *maxId){
+int fnt_catalog_ids(fnt_store *st, uint64_t **ids, size_t *n){
   char *dir = fnt_path_join(st, FNT_DIR_CATALOG);
   DIR *d;
   struct dirent *de;
-  *maxId = 0;
+  size_t cap = 0;
+  int rc = FNT_OK;
+  *ids = 0;
+  *n = 0;
   if( dir==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   d = opendir(dir);
   if( d==0 ){
-    int rc = fnt_err(st, FNT_E_IO, "%s: %s", dir, strerror(errno));
+    rc = fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO, "%s: %s", dir,
+                 strerror(errno));
     fnt_free(dir);
     return rc;
   }
   while( (de = readdir(d))!=0 ){
-    if( de->d_name[0]=='v' && strlen(de->d_name)==21 ){
-      uint64_t id = strtoull(de->d_name+1, 0, 10);
-      if( id>*maxId ) *maxId = id;
+    if( de->d_name[0]!='v' || strlen(de->d_name)!=21 ) continue;
+    if( *n==cap ){
+      uint64_t *p;
+      cap = cap ? cap*2 : 64;
+      p = fnt_realloc(*ids, cap*sizeof(uint64_t));
+      if( p==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
+      *ids = p;
     }
+    (*ids)[(*n)++] = strtoull(de->d_name+1, 0, 10);
   }
   closedir(d);
   fnt_free(dir);
-  return FNT_OK;
+  if( rc ){
+    fnt_free(*ids);
+    *ids = 0;
+    *n = 0;
+  }
+  return rc;
+}
+
+/* The highest id in catalog/ by listing it: used when HEAD is unusable. */
+static int scanCatalogDir(fnt_store *st, uint64_t *maxId){
+  uint64_t *ids;
+  size_t n, i;
+  int rc = fnt_catalog_ids(st, &ids, &n);
+  *maxId = 0;
+  for(i=0; i<n; i++) if( ids[i]>*maxId ) *maxId = ids[i];
+  fnt_free(ids);
+  return rc;
 }
 
 int fnt_snapshot_newest_id(fnt_store *st, uint64_t *id){
@@ -266,41 +290,19 @@ static int cmpIdDesc(const void *a, const void *b){
 int fnt_snapshot_list(fnt_store *st,
                       int (*cb)(void *ctx, const fnt_snapshot_info *info),
                       void *ctx){
-  char *dir;
-  DIR *d;
-  struct dirent *de;
   uint64_t *ids = 0;
-  size_t n = 0, cap = 0, i;
-  int rc = FNT_OK;
+  size_t n = 0, i;
+  int rc;
   if( st==0 || cb==0 ) return FNT_E_MISUSE;
   fnt_err_clear(st);
-  dir = fnt_path_join(st, FNT_DIR_CATALOG);
-  if( dir==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  d = opendir(dir);
-  if( d==0 ){
-    rc = fnt_err(st, FNT_E_IO, "%s: %s", dir, strerror(errno));
-    fnt_free(dir);
-    return rc;
-  }
-  while( (de = readdir(d))!=0 ){
-    if( de->d_name[0]!='v' || strlen(de->d_name)!=21 ) continue;
-    if( n==cap ){
-      uint64_t *p;
-      cap = cap ? cap*2 : 64;
-      p = fnt_realloc(ids, cap*sizeof(*ids));
-      if( p==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
-      ids = p;
-    }
-    ids[n++] = strtoull(de->d_name+1, 0, 10);
-  }
-  closedir(d);
-  fnt_free(dir);
+  rc = fnt_catalog_ids(st, &ids, &n);
   if( rc==FNT_OK ) qsort(ids, n, sizeof(*ids), cmpIdDesc);
   for(i=0; rc==FNT_OK && i<n; i++){
     fnt_snapshot s;
     fnt_snapshot_info info;
     memset(&s, 0, sizeof(s));
     rc = readCatalog(st, ids[i], &s.cat);
+    if( rc==FNT_E_NOTFOUND ){ rc = FNT_OK; continue; }   /* just expired */
     if( rc ) break;
     fnt_snapshot_describe(&s, &info);
     if( cb(ctx, &info) ) i = n;
