@@ -11,17 +11,7 @@
 
 #include "../../tools/perf_script.c"
 
-static int failures;
-
-#define CHECK(cond) do{ if( !(cond) ){ \
-  fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-  failures++; } }while(0)
-#define CHECK_EQ(a, b) do{ long long a_ = (long long)(a), b_ = (long long)(b); \
-  if( a_!=b_ ){ fprintf(stderr, "%s:%d: %s == %lld, expected %lld\n", \
-  __FILE__, __LINE__, #a, a_, b_); failures++; } }while(0)
-#define CHECK_STR(a, b) do{ const char *a_ = (a), *b_ = (b); \
-  if( !a_ || strcmp(a_, b_)!=0 ){ fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", \
-  __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_); failures++; } }while(0)
+#include "util_test.h"
 
 /* Folds `text`; returns the profile, or NULL with the message in err. */
 static perf_profile *fold(const char *text, char *err, size_t errlen){
@@ -54,7 +44,7 @@ static void expect(const perf_profile *p, const char *name, long long self_s,
   const perf_symbol *s = sym(p, name);
   if( !s ){
     fprintf(stderr, "%s:%d: symbol \"%s\" missing\n", __FILE__, line, name);
-    failures++;
+    t_failures++;
     return;
   }
   if( s->self_samples!=self_s || s->total_samples!=total_s
@@ -64,7 +54,7 @@ static void expect(const perf_profile *p, const char *name, long long self_s,
             (long long)s->self_samples, (long long)s->self_ns,
             (long long)s->total_samples, (long long)s->total_ns,
             self_s, self_ns, total_s, total_ns);
-    failures++;
+    t_failures++;
   }
 }
 #define EXPECT(p, name, ss, ts, sn, tn) expect(p, name, ss, ts, sn, tn, __LINE__)
@@ -75,11 +65,11 @@ static void expect_error(const char *text, const char *prefix, int line){
   perf_profile *p = fold(text, err, sizeof(err));
   if( p ){
     fprintf(stderr, "%s:%d: folded, expected error \"%s...\"\n", __FILE__, line, prefix);
-    failures++;
+    t_failures++;
     perf_profile_free(p);
   }else if( strncmp(err, prefix, strlen(prefix))!=0 ){
     fprintf(stderr, "%s:%d: error \"%s\", expected \"%s...\"\n", __FILE__, line, err, prefix);
-    failures++;
+    t_failures++;
   }
 }
 #define EXPECT_ERROR(text, prefix) expect_error(text, prefix, __LINE__)
@@ -103,13 +93,13 @@ static void test_basic_and_recursion(void){
   perf_profile *p = fold(text, err, sizeof(err));
   CHECK(p);
   if( !p ){ fprintf(stderr, "%s\n", err); return; }
-  CHECK_EQ(p->samples, 2);
-  CHECK_EQ(p->profile_ns, 750000);
-  CHECK_EQ(p->n_symbols, 4);
-  CHECK_EQ(p->lines, 12);
+  CHECK_EQ_INT(p->samples, 2);
+  CHECK_EQ_INT(p->profile_ns, 750000);
+  CHECK_EQ_INT(p->n_symbols, 4);
+  CHECK_EQ_INT(p->lines, 12);
   CHECK_STR(p->event, "cpu-clock");
   CHECK_STR(p->top_comm, "bench");
-  CHECK_EQ(p->ts_micros, -1);
+  CHECK_EQ_INT(p->ts_micros, -1);
   CHECK(p->text_hash == XXH3_64bits(text, strlen(text)));
   EXPECT(p, "leaf", 1, 1, 500000, 500000);
   EXPECT(p, "mid",  0, 2, 0, 750000);
@@ -140,7 +130,7 @@ static void test_comm_event_tid_forms(void){
     "\n", err, sizeof(err));
   CHECK(p);
   if( !p ){ fprintf(stderr, "%s\n", err); return; }
-  CHECK_EQ(p->samples, 4);
+  CHECK_EQ_INT(p->samples, 4);
   CHECK_STR(p->event, "cpu-clock:ppp");
   CHECK_STR(p->top_comm, "Web Content 2 12");
   EXPECT(p, "a", 2, 2, 2000, 2000);
@@ -202,7 +192,7 @@ static void test_names(void){
   EXPECT(p, "run", 0, 1, 0, 100);
   EXPECT(p, "nodso", 0, 1, 0, 100);
   EXPECT(p, "[unknown] (libz.so.1)", 0, 1, 0, 100);
-  CHECK_EQ(p->n_symbols, 16);
+  CHECK_EQ_INT(p->n_symbols, 16);
   perf_profile_free(p);
 }
 
@@ -216,7 +206,7 @@ static void test_no_callchain_and_srcline(void){
     err, sizeof(err));
   CHECK(p);
   if( p ){
-    CHECK_EQ(p->samples, 3);
+    CHECK_EQ_INT(p->samples, 3);
     EXPECT(p, "lzma_mf_bt4_find", 2, 2, 1000000, 1000000);
     EXPECT(p, "[unknown]", 1, 1, 500000, 500000);
   }else{
@@ -236,7 +226,7 @@ static void test_no_callchain_and_srcline(void){
   if( p ){
     EXPECT(p, "intel_check_word", 1, 1, 10, 10);
     EXPECT(p, "_dl_sysdep_start", 0, 1, 0, 10);
-    CHECK_EQ(p->n_symbols, 2);
+    CHECK_EQ_INT(p->n_symbols, 2);
   }else{
     fprintf(stderr, "%s\n", err);
   }
@@ -263,7 +253,7 @@ static void test_header_times(void){
     "#\n"
     "a 1 1.0: 7 cpu-clock:\n\t1 f (/x)\n", err, sizeof(err));
   CHECK(p);
-  if( p ) CHECK_EQ(p->ts_micros, 1796219715LL*1000000);
+  if( p ) CHECK_EQ_INT(p->ts_micros, 1796219715LL*1000000);
   perf_profile_free(p);
   /* a recorded command line with newlines breaks the '#' prefix */
   p = fold(
@@ -277,9 +267,9 @@ static void test_header_times(void){
     "a 1 1.0: 7 cpu-clock:\n\t1 f (/x)\n", err, sizeof(err));
   CHECK(p);
   if( p ){
-    CHECK_EQ(p->ts_micros, 1796219715LL*1000000);
-    CHECK_EQ(p->samples, 1);
-    CHECK_EQ(p->n_symbols, 1);
+    CHECK_EQ_INT(p->ts_micros, 1796219715LL*1000000);
+    CHECK_EQ_INT(p->samples, 1);
+    CHECK_EQ_INT(p->n_symbols, 1);
   }else{
     fprintf(stderr, "%s\n", err);
   }
@@ -291,7 +281,7 @@ static void test_header_times(void){
     "# reference time: 2026-12-02 13:55:14.250001 = 1796219714.250001 (TOD) = 376.1 (monotonic)\n"
     "a 1 1.0: 7 cpu-clock:\n\t1 f (/x)\n", err, sizeof(err));
   CHECK(p);
-  if( p ) CHECK_EQ(p->ts_micros, 1796219714250001LL);
+  if( p ) CHECK_EQ_INT(p->ts_micros, 1796219714250001LL);
   perf_profile_free(p);
 }
 
@@ -312,21 +302,21 @@ static void test_empty_chains(void){
     "py 8 1.3: 40 cpu-clock:\n", err, sizeof(err));
   CHECK(p);
   if( !p ){ fprintf(stderr, "%s\n", err); return; }
-  CHECK_EQ(p->n_empty, 2);
+  CHECK_EQ_INT(p->n_empty, 2);
   if( p->n_empty==2 ){
-    CHECK_EQ(p->empty_samples[0], 1);
-    CHECK_EQ(p->empty_samples[1], 3);
+    CHECK_EQ_INT(p->empty_samples[0], 1);
+    CHECK_EQ_INT(p->empty_samples[1], 3);
   }
   EXPECT(p, "main", 2, 2, 40, 40);
-  CHECK_EQ(p->n_symbols, 1);
+  CHECK_EQ_INT(p->n_symbols, 1);
   in = fmemopen((void *)leaves, sizeof(leaves)-1, "r");
   CHECK(perf_script_add_leaves(p, in, "pass2", err, sizeof(err))==0);
   fclose(in);
   EXPECT(p, "main", 2, 2, 40, 40);                 /* not counted twice */
   EXPECT(p, "_PyEval_SliceIndex", 1, 1, 20, 20);
   EXPECT(p, "fresh", 1, 1, 40, 40);
-  CHECK_EQ(p->samples, 4);
-  CHECK_EQ(p->profile_ns, 100);
+  CHECK_EQ_INT(p->samples, 4);
+  CHECK_EQ_INT(p->profile_ns, 100);
   /* a second pass of another length is refused */
   in = fmemopen((void *)leaves, 100, "r");
   CHECK(perf_script_add_leaves(p, in, "pass2", err, sizeof(err))==-1);
@@ -392,8 +382,8 @@ static void test_empty(void){
   perf_profile *p = fold("# only comments\n\n", err, sizeof(err));
   CHECK(p);
   if( p ){
-    CHECK_EQ(p->samples, 0);
-    CHECK_EQ(p->n_symbols, 0);
+    CHECK_EQ_INT(p->samples, 0);
+    CHECK_EQ_INT(p->n_symbols, 0);
     CHECK(p->event==0);
     CHECK(p->top_comm==0);
   }
@@ -416,8 +406,8 @@ static void test_many_symbols(void){
   p = fold(text, err, sizeof(err));
   CHECK(p);
   if( p ){
-    CHECK_EQ(p->samples, 3000);
-    CHECK_EQ(p->n_symbols, 3001);
+    CHECK_EQ_INT(p->samples, 3000);
+    CHECK_EQ_INT(p->n_symbols, 3001);
     EXPECT(p, "common", 0, 3000, 0, 9000);
     EXPECT(p, "s0", 1, 2, 3, 6);        /* leaf of sample 0, caller in samples 0 and 1 */
     EXPECT(p, "s1", 1, 3, 3, 9);        /* leaf of 1, caller in 2 and 3 */
@@ -438,10 +428,5 @@ int main(void){
   test_malformed();
   test_empty();
   test_many_symbols();
-  if( failures ){
-    fprintf(stderr, "test_perf_script: %d failures\n", failures);
-    return 1;
-  }
-  printf("test_perf_script: ok\n");
-  return 0;
+  return t_finish("test_perf_script");
 }

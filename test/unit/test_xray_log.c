@@ -15,17 +15,7 @@
 #include "../../tools/xray_log.c"
 #include "../../tools/room.c"
 
-static int failures;
-
-#define CHECK(cond) do{ if( !(cond) ){ \
-  fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-  failures++; } }while(0)
-#define CHECK_EQ(a, b) do{ long long a_ = (long long)(a), b_ = (long long)(b); \
-  if( a_!=b_ ){ fprintf(stderr, "%s:%d: %s == %lld, expected %lld\n", \
-  __FILE__, __LINE__, #a, a_, b_); failures++; } }while(0)
-#define CHECK_STR(a, b) do{ const char *a_ = (a), *b_ = (b); \
-  if( !a_ || strcmp(a_, b_)!=0 ){ fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", \
-  __FILE__, __LINE__, #a, a_ ? a_ : "(null)", b_); failures++; } }while(0)
+#include "util_test.h"
 
 /* ------------------------------------------------------------------------
 ** A log under construction.
@@ -109,8 +99,8 @@ static int load(const buf *b, xray_log *log, char *err, size_t errlen){
 }
 
 #define EV(i, tid_, fn_, kind_, tsc_) do{ \
-  CHECK_EQ(log.events[i].tid, tid_); CHECK_EQ(log.events[i].func_id, fn_); \
-  CHECK_EQ(log.events[i].kind, FNT_KIND_##kind_); CHECK_EQ(log.events[i].tsc, tsc_); }while(0)
+  CHECK_EQ_INT(log.events[i].tid, tid_); CHECK_EQ_INT(log.events[i].func_id, fn_); \
+  CHECK_EQ_INT(log.events[i].kind, FNT_KIND_##kind_); CHECK_EQ_INT(log.events[i].tsc, tsc_); }while(0)
 
 static void test_basic(void){
   buf b;
@@ -124,12 +114,12 @@ static void test_basic(void){
   basic(&b, 7, 0, 3, 200);            /* thread 7's earlier block */
   basic(&b, 7, 2, 3, 300);            /* ties thread 9's 300: file order wins */
   basic(&b, 9, 1, 2, 700);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), 0);
-  CHECK_EQ(log.fdr, 0);
-  CHECK_EQ(log.version, 3);
-  CHECK_EQ(log.n_events, 6);
-  CHECK_EQ(log.n_threads, 2);
-  CHECK_EQ(log.has_walltime, 0);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), 0);
+  CHECK_EQ_INT(log.fdr, 0);
+  CHECK_EQ_INT(log.version, 3);
+  CHECK_EQ_INT(log.n_events, 6);
+  CHECK_EQ_INT(log.n_threads, 2);
+  CHECK_EQ_INT(log.has_walltime, 0);
   if( log.n_events==6 ){
     EV(0, 7, 3, ENTRY, 200);
     EV(1, 9, 2, ENTRY, 300);          /* thread 9's record is earlier in the file */
@@ -138,32 +128,32 @@ static void test_basic(void){
     EV(4, 7, 1, EXIT, 600);
     EV(5, 9, 2, EXIT, 700);
   }
-  CHECK_EQ(log.first_tsc, 200);
-  CHECK_EQ(log.last_tsc, 700);
-  CHECK_EQ(xray_log_ns(&log, 700), 500);   /* frequency 0: ticks are ns */
+  CHECK_EQ_INT(log.first_tsc, 200);
+  CHECK_EQ_INT(log.last_tsc, 700);
+  CHECK_EQ_INT(xray_log_ns(&log, 700), 500);   /* frequency 0: ticks are ns */
   xray_log_free(&log);
 
   /* errors: a partial record, an unknown kind, an unknown record type */
   header(&b, 3, 0, 0);
   basic(&b, 7, 0, 1, 500);
   b.n -= 8;
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   CHECK_STR(err, "offset 32: truncated record (24 of 32 bytes)");
   header(&b, 3, 0, 0);
   basic(&b, 7, 0, 1, 500);
   basic(&b, 7, 6, 1, 600);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   CHECK_STR(err, "offset 67: unknown function record kind 6");
   CHECK(log.events==0 && log.n_events==0);
   header(&b, 3, 0, 0);
   u16(&b, 5); pad(&b, 64);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   CHECK_STR(err, "offset 32: unknown record type 5");
   header(&b, 4, 0, 0);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   CHECK(strstr(err, "type 0 version 4")!=0);
   b.n = 31;
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   CHECK(strncmp(err, "offset 0: truncated header", 26)==0);
 }
 
@@ -204,13 +194,13 @@ static void test_fdr(void){
   ext = extents(&b);                /* an empty buffer is allowed */
   close_extents(&b, ext);
 
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), 0);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), 0);
   if( err[0] ) fprintf(stderr, "%s\n", err);
-  CHECK_EQ(log.fdr, 1);
-  CHECK_EQ(log.n_events, 6);
-  CHECK_EQ(log.n_threads, 2);
-  CHECK_EQ(log.has_walltime, 1);
-  CHECK_EQ(log.walltime_micros, 1700000000LL*1000000 + 123);
+  CHECK_EQ_INT(log.fdr, 1);
+  CHECK_EQ_INT(log.n_events, 6);
+  CHECK_EQ_INT(log.n_threads, 2);
+  CHECK_EQ_INT(log.has_walltime, 1);
+  CHECK_EQ_INT(log.walltime_micros, 1700000000LL*1000000 + 123);
   if( log.n_events==6 ){
     EV(0, 5, 3, ENTRY, 1010);
     EV(1, 5, 3, EXIT, 1040);
@@ -220,8 +210,8 @@ static void test_fdr(void){
     EV(5, 5, 3, EXIT, wrap + 5010);  /* from the buffer first in the file */
   }
   /* (t - 1010) ticks at 2.5 GHz = 0.4 ns each, rounded down */
-  CHECK_EQ(xray_log_ns(&log, 1040), 12);
-  CHECK_EQ(xray_log_ns(&log, wrap + 13), (long long)((wrap + 13 - 1010)*2/5));
+  CHECK_EQ_INT(xray_log_ns(&log, 1040), 12);
+  CHECK_EQ_INT(xray_log_ns(&log, wrap + 13), (long long)((wrap + 13 - 1010)*2/5));
   xray_log_free(&log);
 
   /* errors */
@@ -232,7 +222,7 @@ static void test_fdr(void){
   fdr_fn(&b, 0, 1, 1);
   b.n -= 4;                         /* half a function record */
   close_extents(&b, ext);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   { char want[80]; snprintf(want, sizeof(want), "offset %zu: truncated function record (4 of 8 bytes)", rec);
     CHECK_STR(err, want); }
 
@@ -242,7 +232,7 @@ static void test_fdr(void){
   rec = b.n;
   md(&b, 12, 0);
   close_extents(&b, ext);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   { char want[80]; snprintf(want, sizeof(want), "offset %zu: unknown metadata record kind 12", rec);
     CHECK_STR(err, want); }
 
@@ -252,14 +242,14 @@ static void test_fdr(void){
   fdr_fn(&b, 0, 1, 1);
   close_extents(&b, ext);
   b.n -= 1;                         /* the extents promise one byte more */
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   CHECK(strncmp(err, "offset 48: truncated buffer", 27)==0);
 
   header(&b, 5, 1, 0);
   ext = extents(&b);
   fdr_fn(&b, 0, 1, 1);              /* no NewBuffer */
   close_extents(&b, ext);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   CHECK_STR(err, "offset 48: function record before any NewBuffer record");
 
   header(&b, 5, 1, 0);
@@ -268,7 +258,7 @@ static void test_fdr(void){
   rec = b.n;
   body.n = 0; u32(&body, 64); u32(&body, 0); md(&b, 5, &body);  /* payload past the buffer */
   close_extents(&b, ext);
-  CHECK_EQ(load(&b, &log, err, sizeof(err)), -1);
+  CHECK_EQ_INT(load(&b, &log, err, sizeof(err)), -1);
   { char want[80]; snprintf(want, sizeof(want), "offset %zu: truncated custom event", rec);
     CHECK(strncmp(err, want, strlen(want))==0); }
 }
@@ -281,24 +271,24 @@ static void test_room(void){
   fputs("# symbol\tstable_id\n\nmain\tc x * main().\r\nf(int, char)\tc x * f().\n"
         "empty\t\nmain\tc x * main2().\n", f);
   fclose(f);
-  CHECK_EQ(room_load(path, &r, err, sizeof(err)), 0);
+  CHECK_EQ_INT(room_load(path, &r, err, sizeof(err)), 0);
   CHECK_STR(room_lookup(r, "main"), "c x * main2().");   /* the later line wins */
   CHECK_STR(room_lookup(r, "f(int, char)"), "c x * f().");
   CHECK(room_lookup(r, "empty")==0);
   CHECK(room_lookup(r, "absent")==0);
   CHECK(room_lookup(r, "# symbol")==0);
-  CHECK_EQ(room_size(r), 2);
+  CHECK_EQ_INT(room_size(r), 2);
   room_free(r);
   room_free(0);
 
   f = fopen(path, "w");
   fputs("a\tb\n\nno tab\n", f);
   fclose(f);
-  CHECK_EQ(room_load(path, &r, err, sizeof(err)), -1);
+  CHECK_EQ_INT(room_load(path, &r, err, sizeof(err)), -1);
   CHECK(r==0);
   { char want[4200]; snprintf(want, sizeof(want), "%s:3: no tab (lines are symbol<TAB>stable_id)", path);
     CHECK_STR(err, want); }
-  CHECK_EQ(room_load("/nonexistent/room.tsv", &r, err, sizeof(err)), -1);
+  CHECK_EQ_INT(room_load("/nonexistent/room.tsv", &r, err, sizeof(err)), -1);
   CHECK(strstr(err, "No such file")!=0);
 }
 
@@ -306,10 +296,5 @@ int main(void){
   test_basic();
   test_fdr();
   test_room();
-  if( failures ){
-    fprintf(stderr, "test_xray_log: %d failure(s)\n", failures);
-    return 1;
-  }
-  printf("test_xray_log: ok\n");
-  return 0;
+  return t_finish("test_xray_log");
 }

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "fnt_store.h"
 
 extern int t_failures;
@@ -17,6 +18,9 @@ extern int t_failures;
 #define CHECK_EQ_INT(a, b) do{ long long _a = (long long)(a), _b = (long long)(b); \
   if(_a!=_b){ fprintf(stderr, "%s:%d: %s == %lld, expected %lld\n", \
   __FILE__, __LINE__, #a, _a, _b); t_failures++; } }while(0)
+#define CHECK_STR(a, b) do{ const char *_a = (a), *_b = (b); \
+  if(!_a || strcmp(_a, _b)!=0){ fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", \
+  __FILE__, __LINE__, #a, _a ? _a : "(null)", _b); t_failures++; } }while(0)
 #define CHECK_RC(st, expr, want) do{ int _rc = (expr); if(_rc!=(want)){ \
   fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d\n", __FILE__, \
   __LINE__, #expr, _rc, (st) ? fnt_errmsg(st) : "", (want)); t_failures++; } }while(0)
