@@ -17,20 +17,10 @@ import pytest
 BUILD = os.environ.get("FNT_BUILD", "build")
 EXT = os.path.join(BUILD, "fntrace")
 
-SPEC_CHUNK = {
-    "repo": "acme/widget", "commit": "9f1c2e0",
-    "run_id": "run-2026-12-02-0001", "ts_micros": 1764680000000000,
-    "target": "widget_tests", "source": "xray",
-    "chunk": 0, "chunks": 2,
-    "total_events": 6, "duration_ns": 5000, "truncated": False, "threads": 1,
-    "binaries": [{"path": "build/widget_tests", "build_id": "ab12"}],
-    "functions": [
-        {"symbol": "main", "stable_id": "c acme/widget * main().", "local": True},
-        {"symbol": "memcpy", "stable_id": None, "local": False},
-    ],
-    "events": [[1, 0, 0, 0, "entry"], [1, 1, 100, 1, "entry"],
-               [1, 2, 900, 1, "exit"]],
-}
+# The SPEC §4 chunk example, as shipped with the golden warehouse.
+SOURCE = os.environ.get("FNT_SOURCE", os.path.join(os.path.dirname(__file__), "..", ".."))
+with open(os.path.join(SOURCE, "test", "golden", "chunk0.json")) as f:
+    SPEC_CHUNK = json.load(f)
 
 SPEC_PROFILE = {
     "run_id": "prof-1", "ts_micros": 1764680000000000, "repo": "acme/widget",

@@ -6,21 +6,8 @@
 # and a trigger that call the filing functions are refused (DIRECTONLY).
 . "$(dirname "$0")/lib.sh" filing
 
-cat > "$tmp/chunk.json" <<'JSON'
-{
-  "repo": "acme/widget",            "commit": "9f1c2e0",
-  "run_id": "run-2026-12-02-0001",  "ts_micros": 1764680000000000,
-  "target": "widget_tests",         "source": "xray",
-  "chunk": 0, "chunks": 2,
-  "total_events": 6, "duration_ns": 5000, "truncated": false, "threads": 1,
-  "binaries": [{"path": "build/widget_tests", "build_id": "ab12"}],
-  "functions": [
-    {"symbol": "main", "stable_id": "c acme/widget * main().", "local": true},
-    {"symbol": "memcpy", "stable_id": null, "local": false}
-  ],
-  "events": [[1, 0, 0, 0, "entry"], [1, 1, 100, 1, "entry"], [1, 2, 900, 1, "exit"]]
-}
-JSON
+# The SPEC §4 chunk example (shipped with the golden warehouse).
+cp "${FNT_SOURCE:?FNT_SOURCE must name the source folder}/test/golden/chunk0.json" "$tmp/chunk.json"
 cat > "$tmp/profile.json" <<'JSON'
 { "run_id": "prof-1", "ts_micros": 1764680000000000, "repo": "acme/widget",
   "commit": "9f1c2e0", "target": "widget_bench", "samples": 4000,

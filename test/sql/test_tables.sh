@@ -10,19 +10,7 @@ q() { printf '%s' "$1" | sed "s/'/''/g"; }   # SQL-quote a JSON text
 
 # The SPEC §4 chunk, as chunk 0 of a run of 2; its chunk 1 (filed first)
 # disagrees on commit and target, which the summary must take from chunk 0.
-chunk0='{
-  "repo": "acme/widget",            "commit": "9f1c2e0",
-  "run_id": "run-2026-12-02-0001",  "ts_micros": 1764680000000000,
-  "target": "widget_tests",         "source": "xray",
-  "chunk": 0, "chunks": 2,
-  "total_events": 6, "duration_ns": 5000, "truncated": false, "threads": 1,
-  "binaries": [{"path": "build/widget_tests", "build_id": "ab12"}],
-  "functions": [
-    {"symbol": "main", "stable_id": "c acme/widget * main().", "local": true},
-    {"symbol": "memcpy", "stable_id": null, "local": false}
-  ],
-  "events": [[1, 0, 0, 0, "entry"], [1, 1, 100, 1, "entry"], [1, 2, 900, 1, "exit"]]
-}'
+chunk0=$(cat "${FNT_SOURCE:?FNT_SOURCE must name the source folder}/test/golden/chunk0.json")
 chunk1='{
   "repo": "acme/widget",            "commit": "",
   "run_id": "run-2026-12-02-0001",  "ts_micros": 1764680000000500,
