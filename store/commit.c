@@ -48,16 +48,18 @@ static int filedKey(void *pCtx, const char *runId, int64_t chunk){
 
 /* 1 already filed, 0 not yet, FNT_E_CONFLICT when the run belongs to
 ** another repo. */
-static int checkFiled(fnt_store *st, const fnt_snapshot *s, const fnt_commit *q){
+static int checkFiled(fnt_store *st, const fnt_snapshot *s, fnt_commit *q){
   size_t i, j;
-  if( q->check ) return q->check(st, s, q->ctx);
   filed_ctx x;
+  if( q->check ) return q->check(st, s, q->ctx);
   memset(&x, 0, sizeof(x));
   x.q = q;
+  q->n_small = 0;
   for(i=0; i<s->n_manifests; i++){
     const fnt_manifest *m = s->manifests[i];
     for(j=0; j<m->n; j++){
       const fnt_entry *e = &m->entries[j];
+      q->n_small += e->table!=FNT_TABLE_EVENTS && e->n_keys==0;
       if( !fnt_entry_has_run(e, q->run_id) ) continue;
       x.table = e->table;
       x.repo = e->repo;
@@ -386,19 +388,12 @@ static const char *nullIfEmpty(const char *s){ return s && s[0] ? s : 0; }
 ** fn_trace_runs never opens more than about AUTO_COMPACT files per repo.
 ** Best effort: the filing has committed whatever happens here. */
 #define AUTO_COMPACT 256
-static void compactWhenDue(fnt_store *st){
-  fnt_snapshot *s;
-  size_t i, j, small = 0;
-  if( fnt_snapshot_current(st, &s) ){ fnt_err_clear(st); return; }
-  for(i=0; i<s->n_manifests; i++){
-    for(j=0; j<s->manifests[i]->n; j++){
-      const fnt_entry *e = &s->manifests[i]->entries[j];
-      small += e->table!=FNT_TABLE_EVENTS && e->n_keys==0;
-    }
+static void compactWhenDue(fnt_store *st, const fnt_commit *q){
+  /* q->n_small counted the base snapshot's; the commit added one. */
+  if( q->n_small+1>=AUTO_COMPACT ){
+    fnt_compact(st, 0);
+    fnt_err_clear(st);
   }
-  fnt_snapshot_release(s);
-  if( small>=AUTO_COMPACT ) fnt_compact(st, 0);
-  fnt_err_clear(st);
 }
 
 /* ------------------------------------------------------------------ chunks */
@@ -591,7 +586,7 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
   rc = fnt_commit_run(st, &q);
-  if( rc==1 ) compactWhenDue(st);
+  if( rc==1 ) compactWhenDue(st, &q);
 done:
   fnt_commit_clear(&q);
   fnt_free(sortedCopy);
@@ -667,7 +662,7 @@ int fnt_file_profile(fnt_store *st, const fnt_profile *p){
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
   rc = fnt_commit_run(st, &q);
-  if( rc==1 ) compactWhenDue(st);
+  if( rc==1 ) compactWhenDue(st, &q);
 done:
   fnt_commit_clear(&q);
   fnt_free(vals);
