@@ -64,35 +64,11 @@ typedef struct FntVtab {
   sqlite3_uint64 mText;          /* bit i: column i is text (xColumn's hot path) */
 } FntVtab;
 
-/*
-** Text without copies.  fn_trace_events' text (repo, commit, run_id,
-** symbol, stable_id) lives in segment footers, so xColumn hands it to
-** SQLite as SQLITE_STATIC instead of copying every value.  SQLite may keep
-** such a pointer well past the row: min()/max() and bare columns of an
-** aggregate keep the MEM_Static value as is (sqlite3VdbeMemCopy copies
-** only non-static strings), and a nested-loop join re-runs xFilter on an
-** inner cursor while the outer rows' values are still in use.  All of
-** these uses end when the statement halts or is reset, which is when
-** SQLite calls xClose (vtab cursors are closed by the VDBE's
-** closeAllCursors, never mid-statement).  So each cursor owns an fnt_pins
-** set from its first events xFilter to xClose: every scan it runs, the
-** first and each re-filter, adds each segment it opens, and the set's
-** references keep those footers alive until xClose, whatever the scans,
-** the snapshot or the store's LRU of 64 footers do meanwhile.  Kind names
-** are static strings.  A set holds at most FNT_PIN_MAX segments (footers
-** and file descriptors); a cursor that has read more falls back to
-** SQLITE_TRANSIENT for good (fnt_pins_complete).  fn_trace_runs and
-** fn_profile text lives in the scan's per-row-group buffers: always copied.
-*/
-#define FNT_PIN_MAX 128
-
 typedef struct FntCursor {
   sqlite3_vtab_cursor base;
   int bPinned;                   /* holds one fntConnPin() */
   fnt_snapshot *pSnap;
   fnt_scan *pScan;               /* NULL: no rows (empty plan) */
-  fnt_pins *pPins;               /* events: footers this cursor's text is in */
-  int bStatic;                   /* the current row's text is pinned */
   int bEof;
 } FntCursor;
 
@@ -706,9 +682,7 @@ static void fntCursorReset(FntCursor *pCur){
 }
 
 static int fntClose(sqlite3_vtab_cursor *cur){
-  FntCursor *pCur = (FntCursor*)cur;
-  fntCursorReset(pCur);
-  fnt_pins_free(pCur->pPins);    /* after the scan: see "Text without copies" */
+  fntCursorReset((FntCursor*)cur);
   sqlite3_free(cur);
   return SQLITE_OK;
 }
@@ -725,9 +699,6 @@ static int fntStep(FntCursor *pCur){
     return fntSqliteCode(rc);
   }
   pCur->bEof = (rc==0);
-  /* Once per row, not per column: a step may open a segment the pins
-  ** turned away. */
-  pCur->bStatic = fnt_pins_complete(pCur->pPins);
   return SQLITE_OK;
 }
 
@@ -829,11 +800,6 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     rc = fntSqliteCode(frc);
     goto filter_out;
   }
-  if( pTab->eTab==FNT_TABLE_EVENTS && (pred.columns & pTab->mText)!=0 ){
-    /* Out of memory here only costs the copies (pPins NULL: incomplete). */
-    if( pCur->pPins==0 ) pCur->pPins = fnt_pins_create(FNT_PIN_MAX);
-    fnt_scan_set_pins(pCur->pScan, pCur->pPins);
-  }
   rc = fntStep(pCur);
   if( rc==SQLITE_OK && (idxNum & FNT_IDX_OMIT_OFFSET) ){
     sqlite3_int64 k;
@@ -863,16 +829,10 @@ static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   FntVtab *pTab = (FntVtab*)cur->pVtab;
   if( pCur->pScan==0 || i<0 || i>=pTab->nCol ) return SQLITE_OK;
   if( pTab->mText & ((sqlite3_uint64)1<<i) ){
-    const char *z = fnt_scan_text(pCur->pScan, i, 0);
-    if( z ){
-      /* STATIC only while the cursor's pins hold every footer it read.
-      ** Length -1 although the store knows it: only then does SQLite mark it
-      ** NUL-terminated (MEM_Term), else sqlite3_column_text() in the client
-      ** copies it once more to add the terminator.  The store's strings are
-      ** NUL-terminated and hold no NUL (footers are checked on load). */
-      sqlite3_result_text(ctx, z, -1, pCur->bStatic ? SQLITE_STATIC
-                                                    : SQLITE_TRANSIENT);
-    }
+    size_t n = 0;
+    const char *z = fnt_scan_text(pCur->pScan, i, &n);
+    if( z ) sqlite3_result_text64(ctx, z, (sqlite3_uint64)n, SQLITE_TRANSIENT,
+                                  SQLITE_UTF8);
   }else if( pTab->eTab==FNT_TABLE_EVENTS || !fnt_scan_is_null(pCur->pScan, i) ){
     /* (a runs or profile file older than a column has NULL for it) */
     sqlite3_result_int64(ctx, fnt_scan_int(pCur->pScan, i));

@@ -393,38 +393,6 @@ void fnt_scan_stats_get(const fnt_scan *sc, fnt_scan_stats *out);
 
 void fnt_scan_close(fnt_scan *sc);
 
-/*! fnt_pins :
- *  References to the segment files that scans have read, for a caller that
- *  keeps fn_trace_events text past the row it came from (SQLite keeps a
- *  min()/max() value, or a row of an outer loop, as a bare pointer).
- *  While a segment is in a set, the text fnt_scan_text() returned from it
- *  for repo, commit, run_id, symbol and stable_id stays valid and unchanged,
- *  whatever happens to the scan, the snapshot or the store's segment cache;
- *  kind names are static.  Other tables' text is not covered (it lives in
- *  the scan's buffers).
- *  A set holds at most `max_segments` segments (each once, however many
- *  scans read it): past that, segments are no longer added and
- *  fnt_pins_complete() says 0 for good, so that a scan of thousands of
- *  files does not keep thousands of footers and descriptors open.
- *  @return a new empty set, or NULL when out of memory. */
-typedef struct fnt_pins fnt_pins;
-fnt_pins *fnt_pins_create(size_t max_segments);
-
-/*! fnt_scan_set_pins() :
- *  Adds to `pins` every segment `sc` reads, from its current row on (call it
- *  right after fnt_scan_open(), or after each fnt_scan_next() that produced
- *  the row).  `pins` must outlive the scan. */
-void fnt_scan_set_pins(fnt_scan *sc, fnt_pins *pins);
-
-/*! fnt_pins_complete() :
- *  @return 1 when every segment offered to the set is held, 0 once one was
- *  turned away (the set was full or out of memory). */
-int fnt_pins_complete(const fnt_pins *pins);
-
-/*! fnt_pins_free() :
- *  Drops the set's references; text it covered may be freed.  NULL is fine. */
-void fnt_pins_free(fnt_pins *pins);
-
 /* ------------------------------------------------------------------------
 ** Heat (SPEC §5): per function of a run, inclusive and self time and calls,
 ** from one streaming pass over the run's events in seq_no order.

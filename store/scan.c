@@ -59,15 +59,6 @@ struct fnt_scan {
   fnt_buf scratch, raw;
   fnt_scan_stats stats;
   int done;
-  fnt_pins *pins;           /* fnt_scan_set_pins(): also holds our segments */
-};
-
-/* The segments of fnt_pins, each referenced once (fnt_segment.refs). */
-struct fnt_pins {
-  fnt_store *st;            /* the store of every segment held */
-  fnt_segment **segs;
-  size_t n, max;
-  int complete;
 };
 
 void fnt_predicate_init(fnt_predicate *p){
@@ -195,51 +186,6 @@ static void cursorFree(fnt_scan *sc, seg_cursor *c){
   fnt_free(c);
 }
 
-/* Takes a reference to s for `pins`.  A set holds few segments (its max is
-** small: a query's runs' files), so a linear search suffices. */
-static void pinsAdd(fnt_pins *pins, fnt_store *st, fnt_segment *s){
-  size_t i;
-  for(i=pins->n; i>0; i--) if( pins->segs[i-1]==s ) return;
-  if( pins->st==0 ) pins->st = st;
-  if( pins->n>=pins->max || pins->st!=st ){
-    pins->complete = 0;
-    return;
-  }
-  if( pins->segs==0 ){
-    pins->segs = fnt_calloc(pins->max, sizeof(*pins->segs));
-    if( pins->segs==0 ){ pins->complete = 0; return; }
-  }
-  s->refs++;
-  pins->segs[pins->n++] = s;
-}
-
-fnt_pins *fnt_pins_create(size_t max_segments){
-  fnt_pins *pins = fnt_calloc(1, sizeof(*pins));
-  if( pins==0 ) return 0;
-  pins->max = max_segments;
-  pins->complete = 1;
-  return pins;
-}
-
-void fnt_scan_set_pins(fnt_scan *sc, fnt_pins *pins){
-  size_t i;
-  if( sc==0 || pins==0 ) return;
-  sc->pins = pins;
-  for(i=0; i<sc->nactive; i++) pinsAdd(pins, sc->st, sc->active[i]->seg);
-}
-
-int fnt_pins_complete(const fnt_pins *pins){
-  return pins!=0 && pins->complete;
-}
-
-void fnt_pins_free(fnt_pins *pins){
-  size_t i;
-  if( pins==0 ) return;
-  for(i=0; i<pins->n; i++) fnt_segment_release(pins->st, pins->segs[i]);
-  fnt_free(pins->segs);
-  fnt_free(pins);
-}
-
 static int nomem(fnt_scan *sc){ return fnt_err(sc->st, FNT_E_NOMEM, "out of memory"); }
 
 /* Reads and decodes one integer chunk of row group rg into out. */
@@ -265,7 +211,6 @@ static int openCursor(fnt_scan *sc, const fnt_entry *e, seg_cursor **out){
   rc = fnt_segment_open(sc->st, e->path, &c->seg);
   if( rc ){ fnt_free(c); return rc; }
   sc->stats.files_opened++;
-  if( sc->pins ) pinsAdd(sc->pins, sc->st, c->seg);
   if( c->seg->table!=sc->table ){
     rc = fnt_err(sc->st, FNT_E_CORRUPT, "%s: holds table %d, the manifest "
                  "says %d", c->seg->full_path, c->seg->table, sc->table);
