@@ -59,7 +59,9 @@ static int checkFiled(fnt_store *st, const fnt_snapshot *s, fnt_commit *q){
     const fnt_manifest *m = s->manifests[i];
     for(j=0; j<m->n; j++){
       const fnt_entry *e = &m->entries[j];
-      q->n_small += e->table!=FNT_TABLE_EVENTS && e->n_keys==0;
+      /* This repo's run-row and profile files not yet merged. */
+      q->n_small += e->table!=FNT_TABLE_EVENTS && e->n_keys==0
+                 && strcmp(e->repo, q->repo)==0;
       if( !fnt_entry_has_run(e, q->run_id) ) continue;
       x.table = e->table;
       x.repo = e->repo;
@@ -106,8 +108,11 @@ static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
     rc = ioErr(st, "cannot fsync", fullDir);
     goto done;
   }
-  /* A folder made just now (a new partition) is a name in its parent: that
-  ** must be durable too, up to the first folder that already existed. */
+  /* A partition folder is a name in its parent, which must be durable
+  ** before anything lists files in it.  Its parent is synced even when this
+  ** commit did not make the folder: another process may just have made it
+  ** and not synced it yet.  Folders made higher up are synced too. */
+  if( made<1 && strncmp(dir, FNT_DIR_DATA "/", sizeof(FNT_DIR_DATA))==0 ) made = 1;
   while( made-- > 0 ){
     char *slash = strrchr(fullDir, '/');
     if( slash==0 ) break;

@@ -29,8 +29,8 @@ typedef struct fnt_commit {
   /* Instead of that check, when set: 1 nothing to do, 0 go on, < 0 error. */
   int (*check)(fnt_store *st, const fnt_snapshot *s, void *ctx);
   void *ctx;
-  /* Out: run-row and profile files not yet merged by compaction, in the
-  ** snapshot the commit was published on. */
+  /* Out: the repo's run-row and profile files not yet merged by
+  ** compaction, in the snapshot the commit was published on. */
   size_t n_small;
 } fnt_commit;
 

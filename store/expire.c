@@ -11,9 +11,9 @@
 ** Safety:
 **   - the newest snapshot is never expired, so the table never changes;
 **   - a file is removed only if no retained snapshot lists it AND it is
-**     older than the retention window: a commit in flight in another
-**     process writes its files before it links its snapshot, and those
-**     files are young, so they are never taken for orphans;
+**     older than the retention window and than an hour: a commit in flight
+**     in another process writes its files before it links its snapshot, and
+**     those files are young, so they are never taken for orphans;
 **   - a reader that pinned an expired snapshot (older than the window) may
 **     find its files gone and gets a clear error naming the missing file,
 **     never wrong rows.
@@ -26,6 +26,8 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+
+#define ORPHAN_GRACE INT64_C(3600)/* seconds an unlisted file is presumed in flight */
 
 /* A sorted set of relative paths. */
 typedef struct path_set {
@@ -139,13 +141,19 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   path_set live = {0, 0, 0};
   uint64_t *ids = 0, newest;
   size_t n = 0, i;
-  int64_t now = fnt_now_micros(), cutoffMicros;
+  int64_t now = fnt_now_micros(), cutoffMicros, orphanCutoff;
   int rc;
 
   if( st==0 || keep_seconds<0 ) return FNT_E_MISUSE;
   memset(&stats, 0, sizeof(stats));
   fnt_err_clear(st);
+  if( keep_seconds > now/1000000 ) keep_seconds = now/1000000;   /* no overflow */
   cutoffMicros = now - keep_seconds*1000000;
+  /* Unlisted files younger than an hour may belong to a commit in flight in
+  ** another process (written, not yet linked): never remove those, however
+  ** short the snapshot retention. */
+  orphanCutoff = (cutoffMicros < now - ORPHAN_GRACE*1000000 ? cutoffMicros
+                  : now - ORPHAN_GRACE*1000000) / 1000000;
   rc = fnt_snapshot_newest_id(st, &newest);
   if( rc==FNT_OK ) rc = fnt_catalog_ids(st, &ids, &n);
   if( rc ) goto done;
@@ -189,9 +197,9 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   qsort(live.v, live.n, sizeof(char*), cmpStr);
 
   /* 3. Remove what nothing lists and is older than the window. */
-  rc = sweep(st, FNT_DIR_DATA, &live, cutoffMicros/1000000, &stats);
-  if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_METADATA, &live, cutoffMicros/1000000, &stats);
-  if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_TMP, &live, cutoffMicros/1000000, &stats);
+  rc = sweep(st, FNT_DIR_DATA, &live, orphanCutoff, &stats);
+  if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_METADATA, &live, orphanCutoff, &stats);
+  if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_TMP, &live, orphanCutoff, &stats);
 done:
   if( out ) *out = stats;
   fnt_free(ids);

@@ -215,8 +215,8 @@ typedef struct fnt_expire_stats {
 
 /* Expires the snapshots committed more than `keep_seconds` ago (never the
 ** newest), then removes the segment, manifest and temporary files that no
-** remaining snapshot lists and that are older than `keep_seconds` too (so
-** a commit in flight in another process keeps its files).  Tables read
+** remaining snapshot lists and that are older than `keep_seconds` and than
+** an hour (so a commit in flight in another process keeps its files).  Tables read
 ** the same after; time travel to an expired snapshot gives
 ** FNT_E_NOTFOUND.  @return FNT_OK or a negative code.  `stats` may be
 ** NULL. */

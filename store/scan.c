@@ -272,27 +272,27 @@ static int loadRowGroup(fnt_scan *sc, seg_cursor *c){
         uint64_t need = sc->need;
         if( need & COLBIT(FNT_EV_THREAD) ){
           col = fnt_segment_col(s, 4);
-          if( !col || col->chunk_index<0 ) goto bad;
+          if( !col || col->chunk_index<0 || col->encoding!=FNT_ENC_THREAD_BP ) goto bad;
           if( (rc = decodeInts(sc, c, rg, col, s->nthreads, c->thread)) ) return rc;
         }
         if( need & COLBIT(FNT_EV_SEQ_NO) ){
           col = fnt_segment_col(s, 5);
-          if( !col || col->chunk_index<0 ) goto bad;
+          if( !col || col->chunk_index<0 || col->encoding!=FNT_ENC_DELTA_BP ) goto bad;
           if( (rc = decodeInts(sc, c, rg, col, 0, c->seq)) ) return rc;
         }
         if( need & COLBIT(FNT_EV_T_NS) ){
           col = fnt_segment_col(s, 6);
-          if( !col || col->chunk_index<0 ) goto bad;
+          if( !col || col->chunk_index<0 || col->encoding!=FNT_ENC_DELTA_BP ) goto bad;
           if( (rc = decodeInts(sc, c, rg, col, 0, c->t)) ) return rc;
         }
         if( need & COLBIT(FNT_EV_KIND) ){
           col = fnt_segment_col(s, 8);
-          if( !col || col->chunk_index<0 ) goto bad;
+          if( !col || col->chunk_index<0 || col->encoding!=FNT_ENC_KIND_BP ) goto bad;
           if( (rc = decodeInts(sc, c, rg, col, 3, c->kind)) ) return rc;
         }
         if( need & (COLBIT(FNT_EV_SYMBOL)|COLBIT(FNT_EV_STABLE_ID)) ){
           col = fnt_segment_col(s, 9);
-          if( !col || col->chunk_index<0 ) goto bad;
+          if( !col || col->chunk_index<0 || (col->encoding!=FNT_ENC_FUNC_STACK && col->encoding!=FNT_ENC_FUNC_BP) ) goto bad;
           if( col->encoding==FNT_ENC_FUNC_STACK ){
             rc = fnt_segment_read_chunk(sc->st, s, rg, col, &sc->scratch, &sc->raw);
             if( rc ) return rc;

@@ -121,7 +121,8 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *seg, uint32_t rg,
                            fnt_buf *raw);
 
 /* Decodes an integer chunk (DELTA_BP, *_BP or PLAIN_INT) of n rows into
-** out[0..n).  `limit` bounds dictionary indexes (0 = no bound).  Returns 0,
+** out[0..n).  `limit` bounds the *_BP encodings' indexes (the dictionary's size; an
+** empty dictionary admits none).  Returns 0,
 ** or -1 when the bytes are malformed. */
 int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
                     uint64_t limit, uint64_t *out);

@@ -108,7 +108,8 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
       g->seq_max = fnt_unzigzag(fnt_get_varint(r));
       g->t_min = fnt_unzigzag(fnt_get_varint(r));
       g->t_max = fnt_unzigzag(fnt_get_varint(r));
-      if( g->nrows==0 || g->nrows>FNT_RG_ROWS*(uint64_t)64 ) return FNT_E_CORRUPT;
+      /* Readers decode a row group into FNT_RG_ROWS-row buffers. */
+      if( g->nrows==0 || g->nrows>FNT_RG_ROWS ) return FNT_E_CORRUPT;
       rows += g->nrows;
       g->chunks = fnt_calloc(nchunk+1, sizeof(fnt_seg_chunk));
       if( g->chunks==0 ) return FNT_E_NOMEM;
@@ -322,9 +323,7 @@ int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
       if( !r.ok || width>64 ) return -1;
       if( fnt_bp_size(n, width)!=(size_t)(r.end - r.p) ) return -1;
       fnt_bp_unpack(r.p, out, n, width);
-      if( limit ){
-        for(i=0; i<n; i++) if( out[i]>=limit ) return -1;
-      }
+      for(i=0; i<n; i++) if( out[i]>=limit ) return -1;   /* indexes */
       return 0;
     }
   }
@@ -365,9 +364,12 @@ int fnt_decode_func_stack(const uint8_t *p, size_t len, size_t n,
     st = frames + (size_t)t*FNT_STACK_MODEL_DEPTH;
     d = &depth[t];
     if( kind[i]==FNT_KIND_ENTRY ){
+      if( x>=n ) goto done;
       f = out[x++];
       if( f>=nfuncs ) goto done;
       if( *d<FNT_STACK_MODEL_DEPTH ) st[(*d)++] = (uint32_t)f;
+    }else if( e>=nExits ){
+      goto done;                      /* more exit rows than the chunk says */
     }else if( (flags[e/8] >> (e%8)) & 1 ){
       e++;
       if( *d==0 ) goto done;
@@ -375,6 +377,7 @@ int fnt_decode_func_stack(const uint8_t *p, size_t len, size_t n,
     }else{
       uint32_t k;
       e++;
+      if( x>=n ) goto done;
       f = out[x++];
       if( f>=nfuncs ) goto done;
       k = *d;

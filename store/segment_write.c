@@ -292,7 +292,7 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
   fnt_buf footer = {0}, raw = {0};
   const fnt_colinfo *info = fnt_table_cols(t);
   int ncol = fnt_table_ncol(t), c;
-  size_t r;
+  size_t r, first;
   int rc;
 
   fnt_buf_append(out, segMagic, 8);
@@ -306,13 +306,15 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
   }
   fnt_put_varint(&footer, 0);    /* no thread dictionary */
   fnt_put_varint(&footer, 0);    /* no function table */
-  fnt_put_varint(&footer, nrows ? 1 : 0);
-  if( nrows ){
-    fnt_put_varint(&footer, nrows);
+  /* Row groups of at most FNT_RG_ROWS rows, as readers require. */
+  fnt_put_varint(&footer, (nrows + FNT_RG_ROWS - 1) / FNT_RG_ROWS);
+  for(first=0; first<nrows; first+=FNT_RG_ROWS){
+    size_t end = nrows-first < FNT_RG_ROWS ? nrows : first+FNT_RG_ROWS;
+    fnt_put_varint(&footer, end-first);
     for(c=0; c<4; c++) fnt_put_varint(&footer, 0);   /* no seq/t bounds */
     for(c=0; c<ncol; c++){
       raw.len = 0;
-      for(r=0; r<nrows; r++){
+      for(r=first; r<end; r++){
         const fnt_value *v = &vals[r*(size_t)ncol + (size_t)c];
         if( info[c].is_text ) fnt_put_str(&raw, v->s);
         else fnt_put_varint(&raw, fnt_zigzag(v->i));

@@ -78,7 +78,7 @@ int cmd_expire(int argc, char **argv){
     printf("usage: fnt expire [--warehouse DIR] [--keep-seconds N]\n\n"
            "Expires snapshots committed more than N seconds ago (default 86400,\n"
            "a day; the newest snapshot is always kept), then removes the files\n"
-           "no remaining snapshot lists that are older than N seconds too.\n"
+           "no remaining snapshot lists that are older than N seconds and an hour.\n"
            "Tables read the same; time travel to expired snapshots ends.\n\n"
            "example:\n  fnt expire --keep-seconds 3600\n");
     return c=='h' ? 0 : 2;

@@ -353,7 +353,42 @@ static void testInvalid(void){
   t_remove_tree(dir);
 }
 
+/* A profile larger than a row group (compaction makes such files of every
+** repo's profiles) is written in several and reads back whole. */
+static void testBigProfile(void){
+  const char *dir = t_scratch_dir("bigprofile");
+  fnt_store *st = 0;
+  size_t i, n = 40000;
+  fnt_profile_row *rows = calloc(n, sizeof(*rows));
+  char (*names)[24] = calloc(n, 24);
+  fnt_profile p = {"big", 1, "repo", 0, "t", 1, 1, rows, n};
+  fnt_snapshot *s;
+  fnt_scan *sc;
+  fnt_predicate pr;
+  long got = 0, sum = 0;
+  for(i=0; i<n; i++){
+    snprintf(names[i], 24, "f%zu", i);
+    rows[i].symbol = names[i];
+    rows[i].self_ns = (int64_t)i;
+  }
+  CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
+  CHECK_RC(st, fnt_file_profile(st, &p), 1);
+  CHECK_RC(st, fnt_snapshot_current(st, &s), FNT_OK);
+  fnt_predicate_init(&pr);
+  CHECK_RC(st, fnt_scan_open(s, FNT_TABLE_PROFILE, &pr, &sc), FNT_OK);
+  while( fnt_scan_next(sc)==1 ){ got++; sum += (long)fnt_scan_int(sc, FNT_PROF_SELF_NS); }
+  fnt_scan_close(sc);
+  fnt_snapshot_release(s);
+  CHECK_EQ_INT(got, (long)n);
+  CHECK_EQ_INT(sum, (long)(n*(n-1)/2));
+  fnt_close(st);
+  free(rows);
+  free(names);
+  t_remove_tree(dir);
+}
+
 int main(void){
+  testBigProfile();
   testBasic();
   testMultiChunk();
   testEdgeValues();
