@@ -5,14 +5,14 @@
 ** The commit protocol (FORMAT.md, "Committing"), in order:
 **   1. check the newest snapshot: already filed -> 0, nothing written;
 **   2. write each segment file under a fresh random name, fsync it, fsync
-**      its folder;
-**   3. write a manifest listing them, fsync it and metadata/;
-**   4. read the newest snapshot N again and re-check (another process may
+**      its folder and that folder's parent;
+**   3. read the newest snapshot N again and re-check (another process may
 **      have filed the same chunk meanwhile);
-**   5. write snapshot N+1 (its manifest list: N's plus ours, merged into
-**      one manifest when long) to tmp/, fsync, and link() it to
+**   4. write a manifest listing the segments, fsync it and metadata/;
+**   5. write snapshot N+1 (its manifest list: N's plus ours, the tail of
+**      small manifests merged when long) to tmp/, fsync, and link() it to
 **      catalog/v(N+1).  link() never overwrites: EEXIST means another
-**      commit won N+1, so go back to 4;
+**      commit won N+1, so go back to 3;
 **   6. fsync catalog/, remove the tmp name, update the HEAD hint.
 ** Until step 5 succeeds nothing is visible; files of a failed or lost
 ** commit are never listed by any snapshot, so never read.
