@@ -22,9 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sqlite3ext.h"
-SQLITE_EXTENSION_INIT3
-
 #include "fntrace_int.h"
 #include "json.h"
 

@@ -17,12 +17,20 @@ static fnt_store *maintainStore(sqlite3_context *ctx){
   FntConn *p = (FntConn*)sqlite3_user_data(ctx);
   fnt_store *pStore = 0;
   char *zErr = 0;
-  if( fntConnStore(p, &pStore, &zErr)!=SQLITE_OK ){
+  int rc = fntConnStore(p, &pStore, &zErr);
+  if( rc!=SQLITE_OK ){
     sqlite3_result_error(ctx, zErr, -1);
+    sqlite3_result_error_code(ctx, rc);
     sqlite3_free(zErr);
     return 0;
   }
   return pStore;
+}
+
+/* The JSON result zJson (sqlite3_malloc'd, NULL when out of memory). */
+static void maintainResult(sqlite3_context *ctx, char *zJson){
+  if( zJson==0 ) sqlite3_result_error_nomem(ctx);
+  else sqlite3_result_text(ctx, zJson, -1, sqlite3_free);
 }
 
 /* Reports the store's failure `rc` of function zFunc. */
@@ -45,12 +53,12 @@ static void fntCompactFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     maintainFailed(ctx, "fnt_compact", pStore, rc);
     return;
   }
-  sqlite3_result_text(ctx, sqlite3_mprintf(
+  maintainResult(ctx, sqlite3_mprintf(
       "{\"compacted\":%d,\"files_before\":%llu,\"files_after\":%llu,"
       "\"files_merged\":%llu,\"files_written\":%llu,\"rows_rewritten\":%llu}",
       rc, (unsigned long long)cs.files_before, (unsigned long long)cs.files_after,
       (unsigned long long)cs.files_merged, (unsigned long long)cs.files_written,
-      (unsigned long long)cs.rows_rewritten), -1, sqlite3_free);
+      (unsigned long long)cs.rows_rewritten));
 }
 
 static void fntExpireFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
@@ -72,12 +80,11 @@ static void fntExpireFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     maintainFailed(ctx, "fnt_expire_snapshots", pStore, rc);
     return;
   }
-  sqlite3_result_text(ctx, sqlite3_mprintf(
+  maintainResult(ctx, sqlite3_mprintf(
       "{\"snapshots_expired\":%llu,\"snapshots_kept\":%llu,"
       "\"files_removed\":%llu,\"bytes_removed\":%llu}",
       (unsigned long long)es.snapshots_expired, (unsigned long long)es.snapshots_kept,
-      (unsigned long long)es.files_removed, (unsigned long long)es.bytes_removed),
-      -1, sqlite3_free);
+      (unsigned long long)es.files_removed, (unsigned long long)es.bytes_removed));
 }
 
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p){
