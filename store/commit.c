@@ -278,10 +278,6 @@ done:
   return rc;
 }
 
-static int pinNewest(fnt_store *st, fnt_snapshot **s){
-  return fnt_snapshot_current(st, s);
-}
-
 int fnt_commit_run(fnt_store *st, fnt_commit *q){
   fnt_snapshot *s = 0;
   fnt_buf mbytes = {0};
@@ -294,7 +290,7 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
 
   memset(&ours, 0, sizeof(ours));
   if( q->n_removed ) qsort(q->removed, q->n_removed, sizeof(char*), cmpPath);
-  rc = pinNewest(st, &s);
+  rc = fnt_snapshot_current(st, &s);
   if( rc ) return rc;
   rc = checkFiled(st, s, q);
   fnt_snapshot_release(s);
@@ -317,7 +313,7 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
       rc = fnt_err(st, FNT_E_BUSY, "gave up after %d lost commit races", attempt);
       goto fail;
     }
-    rc = pinNewest(st, &s);
+    rc = fnt_snapshot_current(st, &s);
     if( rc ) goto fail;
     rc = checkFiled(st, s, q);
     if( rc ){

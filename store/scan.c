@@ -351,12 +351,11 @@ bad:
                  "encoding", s->full_path);
 }
 
-static const char *genericText(const fnt_scan *sc, const seg_cursor *c, int col){
+static const char *genericText(const seg_cursor *c, int col){
   int64_t off;
   if( c->colmap[col]==0 || c->toff[col]==0 ) return 0;
   off = c->toff[col][c->row];
   return off<0 ? 0 : (const char*)c->arena[col].data + off;
-  FNT_UNUSED(sc);
 }
 
 /* Whether the cursor's current row passes every predicate. */
@@ -374,18 +373,18 @@ static int rowMatches(const fnt_scan *sc, const seg_cursor *c){
     return 1;
   }
   if( p->n_run_ids ){
-    const char *v = genericText(sc, c, 0);        /* run_id is column 0 */
+    const char *v = genericText(c, 0);        /* run_id is column 0 */
     if( v==0 || inList(sc->run_ids, p->n_run_ids, v)<0 ) return 0;
   }
   if( p->n_repos ){
-    const char *v = genericText(sc, c, 2);        /* repo is column 2 */
+    const char *v = genericText(c, 2);        /* repo is column 2 */
     if( v==0 || inList(sc->repos, p->n_repos, v)<0 ) return 0;
   }
   if( sc->table==FNT_TABLE_RUNS && p->chunk>=0 ){
     if( c->ivals[FNT_RUN_CHUNK]==0 || c->ivals[FNT_RUN_CHUNK][r]!=p->chunk ) return 0;
   }
   if( sc->table==FNT_TABLE_PROFILE && sc->stable_id ){
-    const char *v = genericText(sc, c, FNT_PROF_STABLE_ID);
+    const char *v = genericText(c, FNT_PROF_STABLE_ID);
     if( v==0 || strcmp(v, sc->stable_id)!=0 ) return 0;
   }
   return 1;
@@ -515,7 +514,6 @@ static int nextEvent(fnt_scan *sc){
   size_t i;
   for(;;){
     seg_cursor *best = 0;
-    size_t bi = 0;
     if( sc->nactive==0 && sc->next_file>=sc->group_end ){
       /* Start the next run's group of files. */
       if( sc->next_file>=sc->nfiles ) return 0;
@@ -528,7 +526,7 @@ static int nextEvent(fnt_scan *sc){
     }
     for(i=0; i<sc->nactive; i++){
       seg_cursor *c = sc->active[i];
-      if( best==0 || c->seq[c->row]<best->seq[best->row] ){ best = c; bi = i; }
+      if( best==0 || c->seq[c->row]<best->seq[best->row] ) best = c;
     }
     /* Admit the next file if the merge has reached its first seq_no. */
     if( sc->next_file<sc->group_end
@@ -549,7 +547,6 @@ static int nextEvent(fnt_scan *sc){
     }
     if( best==0 ) continue;       /* group exhausted: next group */
     sc->cur = best;
-    FNT_UNUSED(bi);
     return 1;
   }
 }
@@ -666,7 +663,7 @@ const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len){
         default: break;
       }
     }else if( fnt_column_is_text(sc->table, col) ){
-      v = genericText(sc, c, col);
+      v = genericText(c, col);
     }
   }
   if( len ) *len = v ? strlen(v) : 0;

@@ -95,14 +95,12 @@ static void encodeFuncStack(const uint64_t *fn, const uint64_t *thr,
                             const uint64_t *kind, size_t n, stack_model *m,
                             uint32_t nthreads, uint64_t *tmp, fnt_buf *raw){
   size_t i, nExits = 0, nExplicit = 0, flagBytes;
-  uint8_t *flags;
   memset(m->depth, 0, nthreads*sizeof(uint32_t));
   for(i=0; i<n; i++) nExits += kind[i]!=FNT_KIND_ENTRY;
   fnt_put_varint(raw, nExits);
   flagBytes = (nExits+7)/8;
   if( fnt_buf_reserve(raw, flagBytes) ) return;
-  flags = raw->data + raw->len;
-  memset(flags, 0, flagBytes);
+  memset(raw->data + raw->len, 0, flagBytes);
   raw->len += flagBytes;
   nExits = 0;
   for(i=0; i<n; i++){
@@ -123,7 +121,6 @@ static void encodeFuncStack(const uint64_t *fn, const uint64_t *thr,
       nExits++;
     }
   }
-  FNT_UNUSED(flags);
   encodeBitPacked(tmp, nExplicit, raw);
 }
 
