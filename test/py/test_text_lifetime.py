@@ -1,17 +1,18 @@
-"""Text lifetime: fn_trace_events hands SQLite its text without copying it
-(SQLITE_STATIC, ext/tables.c "Text without copies"), so every value SQLite
-keeps past its row must still point at live footer memory.  Run under ASan
-(cmake -DFNT_SANITIZE=ON), a dangling pointer fails these tests; without
-it, wrong answers still do.
+"""Text lifetime: every value SQLite keeps past its row (min()/max(), bare
+columns, the outer row of a join, a correlated subquery's result) must
+still be right when it is finally read.  fn_trace_events copies its text
+(SQLITE_TRANSIENT): handing SQLite pointers into segment footers was tried
+and broke, since SQLite closes and reopens a vtab cursor for each run of a
+correlated subquery (test_correlated_subquery).  Under ASan a dangling
+pointer fails these tests; without it, wrong answers still do.
 
 Two runs filed chunk by chunk, one segment file per chunk (filing compacts
 run-row files only): "pin-70" has 70 chunks, more than the store's cache of
 64 footers, so footers read early are evicted while a statement still uses
-their text; "pin-140" has 140, more than a cursor pins (FNT_PIN_MAX, 128),
-so its scans fall back to copies halfway.  Each chunk has its own functions,
-and chunk 0 holds the largest symbol and the smallest stable_id, so min()
-and max() keep a value from the first footer to the end of the scan.
-Answers are checked against a plain-table copy of the same rows.
+their text; "pin-140" has 140.  Each chunk has its own functions, and chunk
+0 holds the largest symbol and the smallest stable_id, so min() and max()
+keep a value from the first footer to the end of the scan.  Answers are
+checked against a plain-table copy of the same rows.
 """
 import json
 import os
@@ -159,11 +160,21 @@ def test_scalar_subqueries(db):
     assert got == want
 
 
-def test_copies_past_the_pin_limit(db):
-    # One inner cursor re-filtered 210 times: first over pin-140's 140 files
-    # (past FNT_PIN_MAX, so files 129.. are not pinned and their text must
-    # be copied), then over pin-70's 70 files, which push those late files
-    # out of the 64-footer cache.  The bare column comes from the row with
+def test_correlated_subquery(db):
+    # Each run of the subquery closes and reopens its cursor; max() keeps
+    # the value of the first (chunk 0) across 140 reopenings.
+    db.execute("DROP TABLE IF EXISTS probe3")
+    db.execute("CREATE TABLE probe3(s INTEGER)")
+    db.executemany("INSERT INTO probe3 VALUES (?)", [(c * PER_CHUNK,) for c in range(140)])
+    got, want = both(db, "SELECT max((SELECT symbol FROM {t} WHERE run_id = 'pin-140' "
+                         "AND seq_no = p.s)) FROM probe3 p")
+    assert got == want and got[0][0].startswith("zz_")
+
+
+def test_late_rows_of_many_files(db):
+    # One inner cursor re-filtered 210 times: first over pin-140's 140 files,
+    # then over pin-70's 70 files, which push the late ones out of the
+    # 64-footer cache.  The bare column comes from the row with
     # the largest ord: chunk 135 of pin-140, read early, output at the end.
     db.execute("DROP TABLE IF EXISTS probe2")
     db.execute("CREATE TABLE probe2(i INTEGER PRIMARY KEY, run TEXT, s INTEGER, ord INTEGER)")
