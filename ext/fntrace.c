@@ -39,13 +39,6 @@ char *fntStoreError(const char *zPrefix, fnt_store *pStore, int rc){
   return sqlite3_mprintf("%s: %s", zPrefix, zMsg);
 }
 
-/* Lets go of the statement's snapshot (before the store that holds it). */
-static void fntConnRelease(FntConn *p){
-  fnt_snapshot_release(p->pSnap);
-  p->pSnap = 0;
-  p->nStmt = 0;
-}
-
 /* Replaces the connection's warehouse with the one at zPath. */
 static int fntConnOpen(FntConn *p, const char *zPath, char **pzErr){
   fnt_store *pNew = 0;
@@ -61,7 +54,6 @@ static int fntConnOpen(FntConn *p, const char *zPath, char **pzErr){
     fnt_close(pNew);
     return fntSqliteCode(rc);
   }
-  fntConnRelease(p);
   fnt_close(p->pStore);
   p->pStore = pNew;
   return SQLITE_OK;
@@ -82,60 +74,15 @@ int fntConnStore(FntConn *p, fnt_store **ppStore, char **pzErr){
   return SQLITE_OK;
 }
 
-/* Whether every statement running when pSnap was taken still runs the same
-** run: then a cursor being opened belongs to that statement. */
-static int fntSameStatement(FntConn *p){
-  int i;
-  if( p->nStmt==0 ) return 0;
-  for(i=0; i<p->nStmt; i++){
-    sqlite3_stmt *q = 0;
-    while( (q = sqlite3_next_stmt(p->db, q))!=0 && q!=p->aStmt[i] ){}
-    if( q==0 || !sqlite3_stmt_busy(q)
-     || sqlite3_stmt_status(q, SQLITE_STMTSTATUS_RUN, 0)!=p->aRun[i] ){
-      return 0;
-    }
-  }
-  return 1;
-}
-
-/* Records the statements running now (fntSameStatement checks them). */
-static int fntRecordStatements(FntConn *p){
-  sqlite3_stmt *q = 0;
-  p->nStmt = 0;
-  while( (q = sqlite3_next_stmt(p->db, q))!=0 ){
-    if( !sqlite3_stmt_busy(q) ) continue;
-    if( p->nStmt==p->nStmtAlloc ){
-      int n = p->nStmtAlloc ? p->nStmtAlloc*2 : 8;
-      sqlite3_stmt **a = sqlite3_realloc(p->aStmt, n*(int)sizeof(*a));
-      int *r;
-      if( a==0 ) return SQLITE_NOMEM;
-      p->aStmt = a;
-      r = sqlite3_realloc(p->aRun, n*(int)sizeof(*r));
-      if( r==0 ) return SQLITE_NOMEM;
-      p->aRun = r;
-      p->nStmtAlloc = n;
-    }
-    p->aStmt[p->nStmt] = q;
-    p->aRun[p->nStmt++] = sqlite3_stmt_status(q, SQLITE_STMTSTATUS_RUN, 0);
-  }
-  return SQLITE_OK;
-}
-
 int fntConnPin(FntConn *p, fnt_snapshot **ppSnap, char **pzErr){
   fnt_store *pStore;
   int rc = fntConnStore(p, &pStore, pzErr);
   if( rc!=SQLITE_OK ) return rc;
-  if( p->nPin==0 && !(p->pSnap && fntSameStatement(p)) ){
-    int frc;
-    fntConnRelease(p);
-    frc = fnt_snapshot_current(pStore, &p->pSnap);
+  if( p->nPin==0 ){
+    int frc = fnt_snapshot_current(pStore, &p->pSnap);
     if( frc!=FNT_OK ){
       *pzErr = fntStoreError("fntrace", pStore, frc);
       return fntSqliteCode(frc);
-    }
-    if( fntRecordStatements(p)!=SQLITE_OK ){
-      fntConnRelease(p);
-      return SQLITE_NOMEM;
     }
   }
   p->nPin++;
@@ -143,19 +90,18 @@ int fntConnPin(FntConn *p, fnt_snapshot **ppSnap, char **pzErr){
   return SQLITE_OK;
 }
 
-/* The snapshot is kept after the last cursor closes: the statement may
-** open another (fntConnPin decides). */
 void fntConnUnpin(FntConn *p){
-  if( p->nPin>0 ) p->nPin--;
+  if( p->nPin>0 && --p->nPin==0 ){
+    fnt_snapshot_release(p->pSnap);
+    p->pSnap = 0;
+  }
 }
 
 static void fntConnFree(void *pArg){
   FntConn *p = (FntConn*)pArg;
   if( p==0 ) return;
-  fntConnRelease(p);
+  fnt_snapshot_release(p->pSnap);
   fnt_close(p->pStore);
-  sqlite3_free(p->aStmt);
-  sqlite3_free(p->aRun);
   sqlite3_free(p);
 }
 

@@ -16,15 +16,8 @@ SQLITE_EXTENSION_INIT3
 typedef struct FntConn {
   sqlite3 *db;
   fnt_store *pStore;      /* the open warehouse, or NULL */
-  fnt_snapshot *pSnap;    /* the snapshot of the running statement, or NULL */
+  fnt_snapshot *pSnap;    /* the snapshot pinned by open cursors, or NULL */
   int nPin;               /* open cursors that read pSnap */
-  /* The statements running when pSnap was taken, and their run counts
-  ** (SQLITE_STMTSTATUS_RUN): while they all still run, a cursor opened
-  ** with none open (SQLite reopens one for each run of a correlated
-  ** subquery) is in the same statement and reads pSnap too. */
-  sqlite3_stmt **aStmt;
-  int *aRun;
-  int nStmt, nStmtAlloc;
 } FntConn;
 
 /* The connection's warehouse: the one fnt_open() opened, else
@@ -33,10 +26,10 @@ typedef struct FntConn {
 ** to call fnt_open. */
 int fntConnStore(FntConn *p, fnt_store **ppStore, char **pzErr);
 
-/* Pins a snapshot for a cursor.  Every cursor of one statement shares one
-** snapshot (a join, a correlated subquery whose cursor SQLite closes and
-** reopens for each run); the next statement sees the newest commit.  Pair
-** every successful call with fntConnUnpin(). */
+/* Pins a snapshot for a cursor.  While any cursor of the connection is open
+** the same snapshot is shared, so that a statement (a join, a correlated
+** subquery) reads one consistent snapshot; the next statement sees the newest
+** commit.  Pair every successful call with fntConnUnpin(). */
 int fntConnPin(FntConn *p, fnt_snapshot **ppSnap, char **pzErr);
 void fntConnUnpin(FntConn *p);
 

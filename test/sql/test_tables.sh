@@ -234,25 +234,4 @@ case "$got" in
   *) echo "FAIL no warehouse: $got"; fail=1 ;;
 esac
 
-
-# One statement, one snapshot: the correlated subquery's cursor is reopened
-# for every row (SQLite closes it in between), after that row filed a chunk;
-# it still reads the snapshot the statement first took.  The next statement
-# sees all three chunks.
-for k in 0 1 2; do
-  printf '%s' "$chunk0" | sed "s/\"chunk\": 0, \"chunks\": 2/\"chunk\": $k, \"chunks\": 3/; s/run-2026-12-02-0001/one-snap/" > "$tmp/one$k.json"
-done
-got=$(sql <<SQL
-CREATE TEMP TABLE t(i, j);
-INSERT INTO t VALUES (1, readfile('$tmp/one0.json')), (2, readfile('$tmp/one1.json')),
-                     (3, readfile('$tmp/one2.json'));
-SELECT i, fnt_file_chunk(j), (SELECT count(*) FROM fn_trace_runs WHERE run_id = 'one-snap' AND i >= 0) FROM t;
-SELECT count(*) FROM fn_trace_runs WHERE run_id = 'one-snap';
-SQL
-)
-expect "a statement reads one snapshot, its correlated subquery too" "1|1|1
-2|1|1
-3|1|1
-3" "$got"
-
 finish
