@@ -394,8 +394,9 @@ void fnt_scan_stats_get(const fnt_scan *sc, fnt_scan_stats *out);
 void fnt_scan_close(fnt_scan *sc);
 
 /* ------------------------------------------------------------------------
-** Heat (SPEC §5): per function of a run, inclusive and self time and calls,
-** from one streaming pass over the run's events in seq_no order.
+** Heat (SPEC §5): per function of a run, inclusive and self time and calls.
+** Added up from the per-file aggregates the store keeps with the run's
+** calls: O(functions x chunks), not O(events).
 */
 typedef struct fnt_heat_row {
   const char *key;           /* stable_id, or "?" followed by the symbol */
@@ -413,6 +414,114 @@ size_t fnt_heat_count(const fnt_heat *h);
 /* Rows in no particular order; owned by `h`. */
 const fnt_heat_row *fnt_heat_rows(const fnt_heat *h);
 void fnt_heat_free(fnt_heat *h);
+
+/* ------------------------------------------------------------------------
+** Calls (SPEC §7).  A call is one frame of the §5 replay: per thread, the
+** run's events in seq_no order against a call stack.  The store derives
+** the calls when it files a chunk and keeps them beside the events (a
+** chunk that arrives late or out of order re-derives the calls it
+** changes), so reading calls, heat, account and call graph never replays
+** the whole run.  A run filed before calls existed (format 1) gets its
+** calls derived on the fly when read, and stored by fnt_compact().
+*/
+
+/* How a call ended (fn_trace_calls.ended_by). */
+#define FNT_ENDED_EXIT      0   /* its own exit event */
+#define FNT_ENDED_TAIL_EXIT 1   /* its own tail_exit event */
+#define FNT_ENDED_UNWOUND   2   /* popped by an exit of a frame below it */
+#define FNT_ENDED_OPEN      3   /* still open at its thread's last event */
+
+/* "exit", "tail_exit", "unwound", "open"; NULL for another value. */
+const char *fnt_ended_by_name(int ended_by);
+
+typedef struct fnt_call {
+  const char *repo, *commit, *run_id;   /* commit may be NULL */
+  uint32_t thread;
+  int64_t call_id;        /* seq_no of the entry event */
+  int64_t parent_id;      /* call_id of the frame below; -1 at depth 0 */
+  int64_t depth;
+  int64_t start_ns, end_ns, dur_ns, self_ns;
+  const char *key;        /* stable_id, or "?" followed by the symbol */
+  const char *stable_id;  /* NULL when unknown */
+  const char *symbol;
+  int ended_by;           /* FNT_ENDED_... */
+  int outermost;          /* 1: no frame of the same key below it */
+} fnt_call;
+
+/* Which calls a scan returns.  fnt_call_predicate_init() means "every call
+** of every run"; then narrow.  All bounds inclusive.  The arrays must stay
+** valid until fnt_calls_open() returns. */
+typedef struct fnt_call_predicate {
+  const char *const *run_ids; size_t n_run_ids;  /* n = 0: every run */
+  int64_t thread;            /* < 0: any */
+  int64_t call_id;           /* < 0: any */
+  int64_t parent_id;         /* < 0: any; the children of that call */
+  int64_t depth_min, depth_max;
+  const char *key;           /* NULL: any */
+  int64_t dur_min;           /* dur_ns >= dur_min */
+  /* Overlap with [t0, t1]: start_ns <= t1 AND end_ns >= t0.  t0 == t1 is
+  ** an instant: the stacks at that time.  INT64_MIN / INT64_MAX: none. */
+  int64_t t0, t1;
+  int ordered;               /* per run, by start_ns then call_id */
+  int64_t limit;             /* < 0: none */
+} fnt_call_predicate;
+
+void fnt_call_predicate_init(fnt_call_predicate *p);
+
+typedef struct fnt_calls fnt_calls;
+
+/* Opens a scan of the calls of a pinned snapshot.  Files, row groups and
+** columns that cannot match are never read (the time overlap prunes by
+** each row group's start and end bounds, so a window or an instant reads
+** what overlaps it, long calls included).  Calls come run by run; within
+** a run by (thread, depth, start_ns) unless p->ordered.  An ordered scan
+** holds the matching calls of a run in memory to sort them: narrow it
+** (a time window, a limit) on large runs.
+** @return FNT_OK or a negative code (message in the store's fnt_errmsg). */
+int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p,
+                   fnt_calls **out);
+
+/* The next call in *row (owned by the scan, valid until the next call on
+** it).  @return 1 a call, 0 the end, < 0 an error. */
+int fnt_calls_next(fnt_calls *sc, const fnt_call **row);
+
+/* What the scan has read so far (as fnt_scan_stats_get). */
+void fnt_calls_stats_get(const fnt_calls *sc, fnt_scan_stats *out);
+
+void fnt_calls_close(fnt_calls *sc);
+
+/* fnt_account (SPEC §7): per key over its calls' dur_ns.  Percentile p is
+** the element at floor(p * n) of the n durations sorted ascending. */
+typedef struct fnt_account_row {
+  const char *key, *symbol;   /* symbol: of the key's first call */
+  int64_t calls, min_ns, p50_ns, p90_ns, p99_ns, max_ns;
+  int64_t sum_ns;             /* every call, recursive ones too */
+  int64_t inclusive_ns, self_ns;   /* as fnt_heat */
+} fnt_account_row;
+
+typedef struct fnt_account fnt_account;
+/* An unknown run gives no rows.  @return FNT_OK or a negative code. */
+int fnt_account_compute(fnt_snapshot *snap, const char *run_id,
+                        fnt_account **out);
+size_t fnt_account_count(const fnt_account *a);
+/* Rows in key order; owned by `a`. */
+const fnt_account_row *fnt_account_rows(const fnt_account *a);
+void fnt_account_free(fnt_account *a);
+
+/* fnt_callgraph (SPEC §7): one row per caller -> callee edge. */
+typedef struct fnt_edge_row {
+  const char *caller_key;     /* NULL for calls at depth 0 */
+  const char *callee_key;
+  int64_t calls, total_ns, self_ns;
+} fnt_edge_row;
+
+typedef struct fnt_callgraph fnt_callgraph;
+int fnt_callgraph_compute(fnt_snapshot *snap, const char *run_id,
+                          fnt_callgraph **out);
+size_t fnt_callgraph_count(const fnt_callgraph *g);
+/* Rows ordered by caller_key (NULL first), then callee_key; owned by g. */
+const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g);
+void fnt_callgraph_free(fnt_callgraph *g);
 
 #ifdef __cplusplus
 }
