@@ -44,7 +44,7 @@ char *fntStoreError(const char *zPrefix, fnt_store *pStore, int rc);
 int fntRegisterFiling(sqlite3 *db, FntConn *p);  /* filing.c */
 int fntRegisterTables(sqlite3 *db, FntConn *p);  /* tables.c, summary.c */
 int fntRegisterSummary(sqlite3 *db, FntConn *p); /* summary.c, called by tables.c */
-int fntRegisterHeat(sqlite3 *db, FntConn *p);    /* heat.c */
+int fntRegisterRunFunctions(sqlite3 *db, FntConn *p);  /* run_functions.c */
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p);  /* maintenance.c */
 
 #endif /* FNTRACE_INT_H */

@@ -32,15 +32,29 @@
 /* The columns a plan can constrain, whatever table they are in. */
 enum {
   FNT_F_RUN_ID, FNT_F_REPO, FNT_F_T_NS, FNT_F_SEQ_NO, FNT_F_THREAD,
-  FNT_F_KIND, FNT_F_STABLE_ID, FNT_F_CHUNK, FNT_NFIELD
+  FNT_F_KIND, FNT_F_STABLE_ID, FNT_F_CHUNK,
+  FNT_F_CALL_ID, FNT_F_PARENT_ID, FNT_F_DEPTH, FNT_F_KEY, FNT_F_DUR_NS,
+  FNT_F_START_NS, FNT_F_END_NS, FNT_NFIELD
 };
 static const char *const azField[FNT_NFIELD] = {
-  "run_id", "repo", "t_ns", "seq_no", "thread", "kind", "stable_id", "chunk"
+  "run_id", "repo", "t_ns", "seq_no", "thread", "kind", "stable_id", "chunk",
+  "call_id", "parent_id", "depth", "key", "dur_ns", "start_ns", "end_ns"
 };
-/* Which tables the store filters by each field (fnt_predicate's comments):
-** bit t set for fnt_table t. */
+/* Which tables the store filters by each field (fnt_predicate's and
+** fnt_call_predicate's comments): bit t set for fnt_table t. */
 static const unsigned aFieldTables[FNT_NFIELD] = {
-  7, 7, 1, 1, 1, 1, 1|4, 2
+  1|2|4|8, 7, 1, 1, 1|8, 1, 1|4, 2, 8, 8, 8, 8, 8, 8, 8
+};
+/* The operators pushed per field (SQLITE_INDEX_CONSTRAINT_* are bits).
+** Calls push the overlap form only: start_ns <= :t1 AND end_ns >= :t0,
+** and dur_ns >= x. */
+#define OPS_EQ  SQLITE_INDEX_CONSTRAINT_EQ
+#define OPS_LE  (SQLITE_INDEX_CONSTRAINT_LE|SQLITE_INDEX_CONSTRAINT_LT)
+#define OPS_GE  (SQLITE_INDEX_CONSTRAINT_GE|SQLITE_INDEX_CONSTRAINT_GT)
+#define OPS_ALL (OPS_EQ|OPS_LE|OPS_GE)
+static const unsigned aFieldOps[FNT_NFIELD] = {
+  OPS_EQ, OPS_EQ, OPS_ALL, OPS_ALL, OPS_EQ, OPS_EQ, OPS_EQ, OPS_EQ,
+  OPS_EQ, OPS_EQ, OPS_ALL, OPS_EQ, OPS_GE, OPS_LE, OPS_GE
 };
 
 /* Per connection: shared by the three modules and fnt_last_scan(); freed
@@ -50,7 +64,7 @@ typedef struct FntModAux { FntTables *pT; fnt_table eTab; } FntModAux;
 struct FntTables {
   FntConn *pConn;
   int nRef;
-  FntModAux aAux[3];
+  FntModAux aAux[4];
   int bLastScan;                 /* lastScan holds a closed events scan */
   fnt_scan_stats lastScan;
 };
@@ -69,6 +83,8 @@ typedef struct FntCursor {
   int bPinned;                   /* holds one fntConnPin() */
   fnt_snapshot *pSnap;
   fnt_scan *pScan;               /* NULL: no rows (empty plan) */
+  fnt_calls *pCalls;             /* fn_trace_calls: its scan instead */
+  const fnt_call *pCall;         /* ...and its current row */
   int bEof;
 } FntCursor;
 
@@ -76,6 +92,8 @@ static const char *fntFiler(fnt_table eTab){
   switch( eTab ){
     case FNT_TABLE_EVENTS:  return "file events with fnt_file_chunk()";
     case FNT_TABLE_RUNS:    return "file run chunks with fnt_file_chunk()";
+    case FNT_TABLE_CALLS:   return "calls are derived from the events filed "
+                                   "with fnt_file_chunk()";
     default:                return "file profiles with fnt_file_profile()";
   }
 }
@@ -163,8 +181,8 @@ static int fntDisconnect(sqlite3_vtab *pVtab){
 ** intersect, = values must agree, IN lists intersect).
 **
 ** idxNum: bit flags, the same facts in a form cheaper to test:
-**   FNT_IDX_FIELD(f)   a constraint on field f (bits 0..7)
-**   FNT_IDX_ORDERED    ORDER BY seq_no consumed: fnt_predicate.ordered
+**   FNT_IDX_FIELD(f)   a constraint on field f (bits 0..14)
+**   FNT_IDX_ORDERED    ORDER BY seq_no (calls: start_ns) consumed
 **   FNT_IDX_LIMIT      LIMIT in argv: passed (plus OFFSET) as .limit
 **   FNT_IDX_OFFSET     OFFSET in argv
 **   FNT_IDX_OMIT_OFFSET  OFFSET omitted: the cursor skips the OFFSET rows
@@ -193,16 +211,15 @@ static int fntDisconnect(sqlite3_vtab *pVtab){
 ** ORDER BY (if any) is too, so that the store's first rows are SQLite's.
 */
 #define FNT_IDX_FIELD(f)     (1<<(f))
-#define FNT_IDX_ORDERED      0x100
-#define FNT_IDX_LIMIT        0x200
-#define FNT_IDX_OFFSET       0x400
-#define FNT_IDX_OMIT_OFFSET  0x800
+#define FNT_IDX_ORDERED      0x10000
+#define FNT_IDX_LIMIT        0x20000
+#define FNT_IDX_OFFSET       0x40000
+#define FNT_IDX_OMIT_OFFSET  0x80000
 
 static int fntIsIntField(int f){
-  return f==FNT_F_T_NS || f==FNT_F_SEQ_NO || f==FNT_F_THREAD
-      || f==FNT_F_CHUNK;
+  return f!=FNT_F_RUN_ID && f!=FNT_F_REPO && f!=FNT_F_KIND
+      && f!=FNT_F_STABLE_ID && f!=FNT_F_KEY;
 }
-static int fntIsRangeField(int f){ return f==FNT_F_T_NS || f==FNT_F_SEQ_NO; }
 
 static const char *fntOpName(int op){
   switch( op ){
@@ -234,6 +251,7 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   switch( pTab->eTab ){
     case FNT_TABLE_EVENTS: nRow = 1e8; break;
     case FNT_TABLE_RUNS:   nRow = 1e4; break;
+    case FNT_TABLE_CALLS:  nRow = 5e7; break;
     default:               nRow = 1e5; break;
   }
 
@@ -255,7 +273,7 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       if( pTab->aCol[f]==pC->iColumn && pC->iColumn>=0 ) break;
     }
     if( f==FNT_NFIELD ) continue;
-    if( pC->op!=SQLITE_INDEX_CONSTRAINT_EQ && !fntIsRangeField(f) ) continue;
+    if( (aFieldOps[f] & (unsigned)pC->op)==0 ) continue;
     if( !fntIsIntField(f) ){
       sqlite3_value *pRhs = 0;
       const char *zColl = sqlite3_vtab_collation(pInfo, i);
@@ -294,6 +312,13 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       case FNT_F_KIND:      nRow /= 2; break;
       case FNT_F_STABLE_ID: nRow /= 1000; break;
       case FNT_F_CHUNK:     nRow /= 10; break;
+      case FNT_F_CALL_ID:   nRow /= 1e6; break;
+      case FNT_F_PARENT_ID: nRow /= 1e5; break;
+      case FNT_F_DEPTH:     nRow /= (pC->op==SQLITE_INDEX_CONSTRAINT_EQ ? 20 : 3); break;
+      case FNT_F_KEY:       nRow /= 1000; break;
+      case FNT_F_DUR_NS:    nRow /= 10; break;
+      case FNT_F_START_NS:
+      case FNT_F_END_NS:    nRow /= 30; break;
     }
   }
   if( nRunIn && !bOneRun ){
@@ -301,10 +326,13 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     nRow /= (pTab->eTab==FNT_TABLE_RUNS ? 250 : 10);
   }
 
-  /* ORDER BY seq_no: the store orders one run's events. */
-  if( pTab->eTab==FNT_TABLE_EVENTS && bOneRun && pInfo->nOrderBy==1
-   && pInfo->aOrderBy[0].iColumn==pTab->aCol[FNT_F_SEQ_NO]
-   && !pInfo->aOrderBy[0].desc ){
+  /* ORDER BY seq_no: the store orders one run's events; ORDER BY start_ns
+  ** one run's calls. */
+  if( bOneRun && pInfo->nOrderBy==1 && !pInfo->aOrderBy[0].desc
+   && ((pTab->eTab==FNT_TABLE_EVENTS
+        && pInfo->aOrderBy[0].iColumn==pTab->aCol[FNT_F_SEQ_NO])
+    || (pTab->eTab==FNT_TABLE_CALLS
+        && pInfo->aOrderBy[0].iColumn==pTab->aCol[FNT_F_START_NS])) ){
     pInfo->orderByConsumed = 1;
     idxNum |= FNT_IDX_ORDERED;
   }
@@ -647,7 +675,8 @@ static int fntFoldArgs(FntFold *p, const char *zPlan, int argc,
 ** is exactly that, since every cursor of a statement reads one snapshot. */
 static int fntRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   FntCursor *pCur = (FntCursor*)cur;
-  *pRowid = pCur->pScan ? (sqlite3_int64)fnt_scan_rowid(pCur->pScan) : 0;
+  *pRowid = pCur->pCalls ? (sqlite3_int64)fnt_calls_rowid(pCur->pCalls)
+          : pCur->pScan ? (sqlite3_int64)fnt_scan_rowid(pCur->pScan) : 0;
   return SQLITE_OK;
 }
 
@@ -673,6 +702,13 @@ static void fntCursorReset(FntCursor *pCur){
     fnt_scan_close(pCur->pScan);
     pCur->pScan = 0;
   }
+  if( pCur->pCalls ){
+    fnt_calls_stats_get(pCur->pCalls, &pTab->pT->lastScan);
+    pTab->pT->bLastScan = 1;
+    fnt_calls_close(pCur->pCalls);
+    pCur->pCalls = 0;
+    pCur->pCall = 0;
+  }
   if( pCur->bPinned ){
     fntConnUnpin(pTab->pT->pConn);
     pCur->bPinned = 0;
@@ -690,7 +726,8 @@ static int fntClose(sqlite3_vtab_cursor *cur){
 /* One step of the scan; sets bEof at the end.  Reports a store error. */
 static int fntStep(FntCursor *pCur){
   FntVtab *pTab = (FntVtab*)pCur->base.pVtab;
-  int rc = fnt_scan_next(pCur->pScan);
+  int rc = pCur->pCalls ? fnt_calls_next(pCur->pCalls, &pCur->pCall)
+                        : fnt_scan_next(pCur->pScan);
   if( rc<0 ){
     pCur->bEof = 1;
     sqlite3_free(pTab->base.zErrMsg);
@@ -704,6 +741,68 @@ static int fntStep(FntCursor *pCur){
 
 static int fntNext(sqlite3_vtab_cursor *cur){
   return fntStep((FntCursor*)cur);
+}
+
+/* The store LIMIT of a fold (LIMIT + OFFSET), or -1 for none. */
+static sqlite3_int64 fntFoldLimit(const FntFold *p, int idxNum){
+  if( (idxNum & FNT_IDX_LIMIT) && p->nLimit>0 && !p->bOpen ){
+    /* The store stops after LIMIT+OFFSET rows; the OFFSET ones are skipped
+    ** by the cursor, or by SQLite when it kept the OFFSET. */
+    return p->nLimit > INT64_MAX - p->nOffset ? -1 : p->nLimit + p->nOffset;
+  }
+  return -1;
+}
+
+/* fn_trace_calls: the fold as a fnt_call_predicate, and the scan's first
+** row.  SQLITE_OK with no scan when nothing can match. */
+static int fntFilterCalls(FntCursor *pCur, int idxNum, FntFold *p, char **pzErr){
+  FntVtab *pTab = (FntVtab*)pCur->base.pVtab;
+  FntConn *pConn = pTab->pT->pConn;
+  fnt_call_predicate pred;
+  sqlite3_int64 v;
+  int frc;
+  fnt_call_predicate_init(&pred);
+  if( p->aText[FNT_F_RUN_ID].bSet ){
+    pred.run_ids = (const char *const *)p->aText[FNT_F_RUN_ID].az;
+    pred.n_run_ids = (size_t)p->aText[FNT_F_RUN_ID].n;
+  }
+  if( p->aText[FNT_F_KEY].bSet ){
+    if( p->aText[FNT_F_KEY].n!=1 ) return SQLITE_OK;
+    pred.key = p->aText[FNT_F_KEY].az[0];
+  }
+  /* "=" fields: lo==hi, or no row (several different values, or outside
+  ** what the column holds). */
+  if( idxNum & FNT_IDX_FIELD(FNT_F_THREAD) ){
+    v = p->aLo[FNT_F_THREAD];
+    if( v!=p->aHi[FNT_F_THREAD] || v<0 || v>(sqlite3_int64)UINT32_MAX ) return SQLITE_OK;
+    pred.thread = v;
+  }
+  if( idxNum & FNT_IDX_FIELD(FNT_F_CALL_ID) ){
+    v = p->aLo[FNT_F_CALL_ID];
+    if( v!=p->aHi[FNT_F_CALL_ID] || v<0 ) return SQLITE_OK;
+    pred.call_id = v;
+  }
+  if( idxNum & FNT_IDX_FIELD(FNT_F_PARENT_ID) ){
+    v = p->aLo[FNT_F_PARENT_ID];
+    if( v!=p->aHi[FNT_F_PARENT_ID] || v<0 ) return SQLITE_OK;
+    pred.parent_id = v;
+  }
+  pred.depth_min = p->aLo[FNT_F_DEPTH]<0 ? 0 : p->aLo[FNT_F_DEPTH];
+  pred.depth_max = p->aHi[FNT_F_DEPTH];
+  if( pred.depth_min>pred.depth_max ) return SQLITE_OK;
+  pred.dur_min = p->aLo[FNT_F_DUR_NS];
+  pred.t1 = p->aHi[FNT_F_START_NS];
+  pred.t0 = p->aLo[FNT_F_END_NS];
+  pred.ordered = (idxNum & FNT_IDX_ORDERED)!=0;
+  pred.limit = fntFoldLimit(p, idxNum);
+  frc = fnt_calls_open(pCur->pSnap, &pred, &pCur->pCalls);
+  if( frc!=FNT_OK ){
+    fnt_calls_close(pCur->pCalls);
+    pCur->pCalls = 0;
+    *pzErr = fntStoreError(fnt_table_name(pTab->eTab), pConn->pStore, frc);
+    return fntSqliteCode(frc);
+  }
+  return fntStep(pCur);
 }
 
 /* Starts a scan: idxNum, idxStr and argv are those of the plan comment
@@ -745,6 +844,11 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   }
   if( fold.nLimit==0 ) fold.bEmpty = 1;
   if( fold.bEmpty ) goto filter_out;
+  if( pTab->eTab==FNT_TABLE_CALLS ){
+    rc = fntFilterCalls(pCur, idxNum, &fold, &zErr);
+    if( rc!=SQLITE_OK ) goto filter_out;
+    goto filter_done;
+  }
 
   if( fold.aText[FNT_F_RUN_ID].bSet ){
     pred.run_ids = (const char *const *)fold.aText[FNT_F_RUN_ID].az;
@@ -786,12 +890,7 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   pred.columns = mCols
                & ((pTab->nCol>=64 ? 0 : ((sqlite3_uint64)1<<pTab->nCol)) - 1);
   pred.ordered = (idxNum & FNT_IDX_ORDERED)!=0;
-  if( (idxNum & FNT_IDX_LIMIT) && fold.nLimit>0 && !fold.bOpen ){
-    /* The store stops after LIMIT+OFFSET rows; the OFFSET ones are skipped
-    ** below, or by SQLite when it kept the OFFSET. */
-    pred.limit = fold.nLimit > INT64_MAX - fold.nOffset
-                   ? -1 : fold.nLimit + fold.nOffset;
-  }
+  pred.limit = fntFoldLimit(&fold, idxNum);
 
   frc = fnt_scan_open(pCur->pSnap, pTab->eTab, &pred, &pCur->pScan);
   if( frc!=FNT_OK ){
@@ -801,6 +900,7 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     goto filter_out;
   }
   rc = fntStep(pCur);
+filter_done:
   if( rc==SQLITE_OK && (idxNum & FNT_IDX_OMIT_OFFSET) ){
     sqlite3_int64 k;
     for(k=0; k<fold.nOffset && !pCur->bEof && rc==SQLITE_OK; k++){
@@ -824,9 +924,44 @@ static int fntEof(sqlite3_vtab_cursor *cur){
   return ((FntCursor*)cur)->bEof;
 }
 
+/* A column of the current call. */
+static void fntCallColumn(const fnt_call *c, sqlite3_context *ctx, int i){
+  const char *z = 0;
+  sqlite3_int64 v = 0;
+  switch( i ){
+    case FNT_CALL_REPO:      z = c->repo; break;
+    case FNT_CALL_COMMIT:    z = c->commit; break;
+    case FNT_CALL_RUN_ID:    z = c->run_id; break;
+    case FNT_CALL_THREAD:    v = c->thread; break;
+    case FNT_CALL_CALL_ID:   v = c->call_id; break;
+    case FNT_CALL_PARENT_ID: if( c->parent_id<0 ) return;
+                             v = c->parent_id; break;
+    case FNT_CALL_DEPTH:     v = c->depth; break;
+    case FNT_CALL_START_NS:  v = c->start_ns; break;
+    case FNT_CALL_END_NS:    v = c->end_ns; break;
+    case FNT_CALL_DUR_NS:    v = c->dur_ns; break;
+    case FNT_CALL_SELF_NS:   v = c->self_ns; break;
+    case FNT_CALL_KEY:       z = c->key; break;
+    case FNT_CALL_STABLE_ID: z = c->stable_id; break;
+    case FNT_CALL_SYMBOL:    z = c->symbol; break;
+    case FNT_CALL_ENDED_BY:  z = fnt_ended_by_name(c->ended_by); break;
+    case FNT_CALL_OUTERMOST: v = c->outermost; break;
+    default: return;
+  }
+  if( fnt_column_is_text(FNT_TABLE_CALLS, i) ){
+    if( z ) sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);
+  }else{
+    sqlite3_result_int64(ctx, v);
+  }
+}
+
 static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   FntCursor *pCur = (FntCursor*)cur;
   FntVtab *pTab = (FntVtab*)cur->pVtab;
+  if( pCur->pCall ){
+    fntCallColumn(pCur->pCall, ctx, i);
+    return SQLITE_OK;
+  }
   if( pCur->pScan==0 || i<0 || i>=pTab->nCol ) return SQLITE_OK;
   if( pTab->mText & ((sqlite3_uint64)1<<i) ){
     size_t n = 0;
@@ -903,8 +1038,8 @@ static void fntLastScanFunc(sqlite3_context *ctx, int argc,
 }
 
 int fntRegisterTables(sqlite3 *db, FntConn *p){
-  static const fnt_table aTab[3] = {
-    FNT_TABLE_EVENTS, FNT_TABLE_RUNS, FNT_TABLE_PROFILE
+  static const fnt_table aTab[4] = {
+    FNT_TABLE_EVENTS, FNT_TABLE_RUNS, FNT_TABLE_PROFILE, FNT_TABLE_CALLS
   };
   FntTables *pT = sqlite3_malloc(sizeof(*pT));
   int rc, i;
@@ -915,7 +1050,7 @@ int fntRegisterTables(sqlite3 *db, FntConn *p){
   rc = sqlite3_create_function_v2(db, "fnt_last_scan", 0, SQLITE_UTF8, pT,
                                   fntLastScanFunc, 0, 0, fntTablesFree);
   if( rc!=SQLITE_OK ) return rc;   /* pT was freed by SQLite */
-  for(i=0; i<3 && rc==SQLITE_OK; i++){
+  for(i=0; i<4 && rc==SQLITE_OK; i++){
     pT->aAux[i].pT = pT;
     pT->aAux[i].eTab = aTab[i];
     pT->nRef++;

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "commit.h"
 #include "segment.h"
 
@@ -60,9 +61,9 @@ static int checkFiled(fnt_store *st, const fnt_snapshot *s, fnt_commit *q){
     for(j=0; j<m->n; j++){
       const fnt_entry *e = &m->entries[j];
       /* This repo's run-row and profile files not yet merged. */
-      q->n_small += e->table!=FNT_TABLE_EVENTS && e->n_keys==0
-                 && strcmp(e->repo, q->repo)==0;
-      if( !fnt_entry_has_run(e, q->run_id) ) continue;
+      q->n_small += (e->table==FNT_TABLE_RUNS || e->table==FNT_TABLE_PROFILE)
+                 && e->n_keys==0 && strcmp(e->repo, q->repo)==0;
+      if( e->table==FNT_TABLE_CALLS || !fnt_entry_has_run(e, q->run_id) ) continue;
       x.table = e->table;
       x.repo = e->repo;
       if( fnt_entry_each_key(e, filedKey, &x) ) return 1;
@@ -278,13 +279,43 @@ done:
   return rc;
 }
 
+/* Writes files[from..n_files) and sets their entries. */
+static int writeFiles(fnt_store *st, fnt_commit *q, size_t from, fnt_entry *entries){
+  size_t i;
+  for(i=from; i<q->n_files; i++){
+    fnt_pending *f = &q->files[i];
+    int rc = writeNewFile(st, f->part_dir, ".fnseg", &f->bytes, &f->entry.path);
+    if( rc ) return rc;
+    f->entry.file_size = f->bytes.len;
+    entries[i] = f->entry;
+  }
+  return FNT_OK;
+}
+
+void fnt_commit_underive(fnt_store *st, fnt_commit *q){
+  size_t i;
+  for(i=q->n_fixed; i<q->n_files; i++){
+    fnt_pending *f = &q->files[i];
+    removeFile(st, f->entry.path);
+    fnt_buf_free(&f->bytes);
+    fnt_free(f->part_dir);
+    fnt_free(f->entry.path);
+    memset(f, 0, sizeof(*f));
+  }
+  q->n_files = q->n_fixed;
+  for(i=0; i<q->n_removed; i++) fnt_free(q->removed[i]);
+  fnt_free(q->removed);
+  q->removed = 0;
+  q->n_removed = 0;
+}
+
 int fnt_commit_run(fnt_store *st, fnt_commit *q){
   fnt_snapshot *s = 0;
   fnt_buf mbytes = {0};
   fnt_manifest ours;
   fnt_entry *entries = 0;
   char *manifestPath = 0;
-  uint64_t published = 0;
+  uint64_t published = 0, fingerprint = 0;
   size_t i;
   int rc, attempt;
 
@@ -293,19 +324,24 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
   rc = fnt_snapshot_current(st, &s);
   if( rc ) return rc;
   rc = checkFiled(st, s, q);
+  if( rc ){
+    fnt_snapshot_release(s);
+    return rc==1 ? 0 : rc;          /* already filed, or an error */
+  }
+  q->n_fixed = q->n_files;
+  if( q->derive ){
+    rc = q->derive(st, s, q, &fingerprint);
+    if( rc ){ fnt_snapshot_release(s); return rc; }
+  }
   fnt_snapshot_release(s);
   s = 0;
-  if( rc ) return rc==1 ? 0 : rc;   /* already filed, or an error */
+  if( q->n_removed ) qsort(q->removed, q->n_removed, sizeof(char*), cmpPath);
 
-  entries = fnt_calloc(q->n_files+1, sizeof(fnt_entry));
+  /* Room for every file, derived ones included (at most one more). */
+  entries = fnt_calloc(q->n_files+2, sizeof(fnt_entry));
   if( entries==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  for(i=0; i<q->n_files; i++){
-    fnt_pending *f = &q->files[i];
-    rc = writeNewFile(st, f->part_dir, ".fnseg", &f->bytes, &f->entry.path);
-    if( rc ) goto fail;
-    f->entry.file_size = f->bytes.len;
-    entries[i] = f->entry;
-  }
+  rc = writeFiles(st, q, 0, entries);
+  if( rc ) goto fail;
   ours.entries = entries;
   ours.n = q->n_files;
   for(attempt=0; ; attempt++){
@@ -320,6 +356,17 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
       fnt_snapshot_release(s);
       if( rc==1 ){ rc = 0; goto cleanup; }   /* filed by a racing commit */
       goto fail;
+    }
+    if( q->derive && attempt>0 && q->fingerprint(s, q)!=fingerprint ){
+      /* A racing commit changed what the derived files derive from. */
+      fnt_commit_underive(st, q);
+      rc = q->derive(st, s, q, &fingerprint);
+      if( rc==FNT_OK ){
+        if( q->n_removed ) qsort(q->removed, q->n_removed, sizeof(char*), cmpPath);
+        rc = writeFiles(st, q, q->n_fixed, entries);
+      }
+      if( rc ){ fnt_snapshot_release(s); goto fail; }
+      ours.n = q->n_files;
     }
     /* The manifest records the snapshot that adds its files; written once
     ** we know the id, rewritten only if we lose the race. */
@@ -474,9 +521,20 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
   return FNT_OK;
 }
 
+/* The commit's derivation: the calls the chunk changes (derive.c). */
+static int deriveChunkCalls(fnt_store *st, fnt_snapshot *base, fnt_commit *q,
+                            uint64_t *fingerprint){
+  return fnt_derive_calls(st, base, q->ctx, q, fingerprint);
+}
+
+static uint64_t chunkFingerprint(const fnt_snapshot *s, const fnt_commit *q){
+  return fnt_derive_fingerprint(s, q->run_id);
+}
+
 int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   fnt_commit q;
-  fnt_pending files[2];
+  fnt_pending files[3];
+  fnt_derive_in din;
   const fnt_event *ev = 0;
   fnt_event *sortedCopy = 0;
   fnt_function *fns = 0;
@@ -586,9 +644,24 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     f->entry.chunk = c->chunk;
     if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   }
+  if( n>0 ){
+    /* The calls: derived against the snapshot the commit builds on. */
+    din.repo = c->repo;
+    din.commit = nullIfEmpty(c->commit);
+    din.run_id = c->run_id;
+    din.chunk = c->chunk;
+    din.ev = ev;
+    din.n = n;
+    din.fns = c->functions;
+    q.derive = deriveChunkCalls;
+    q.fingerprint = chunkFingerprint;
+    q.ctx = &din;
+  }
   rc = fnt_commit_run(st, &q);
   if( rc==1 ) compactWhenDue(st, &q);
 done:
+  for(i=0; i<q.n_removed; i++) fnt_free(q.removed[i]);
+  fnt_free(q.removed);
   fnt_commit_clear(&q);
   fnt_free(sortedCopy);
   fnt_free(fns);

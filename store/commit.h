@@ -32,7 +32,19 @@ typedef struct fnt_commit {
   /* Out: the repo's run-row and profile files not yet merged by
   ** compaction, in the snapshot the commit was published on. */
   size_t n_small;
+  /* Derived files (filing's calls), made against the snapshot the commit
+  ** builds on: derive() appends them to files[] and the files they
+  ** supersede to removed[]; fingerprint() tells whether a newer snapshot
+  ** changed what they derive from, and then they are made again. */
+  int (*derive)(fnt_store *st, fnt_snapshot *base, struct fnt_commit *q,
+                uint64_t *fingerprint);
+  uint64_t (*fingerprint)(const fnt_snapshot *s, const struct fnt_commit *q);
+  size_t n_fixed;            /* files[0..n_fixed) are not derived */
 } fnt_commit;
+
+/* Frees the derived files (bytes, paths; removing those written) and the
+** removed list of a derivation. */
+void fnt_commit_underive(fnt_store *st, fnt_commit *q);
 
 /* Writes the files and publishes them (and the drops) as one snapshot,
 ** retrying lost races.  @return 1 committed, 0 nothing to do (already

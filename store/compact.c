@@ -9,7 +9,11 @@
 **     into one;
 **   - per run, consecutive events segments smaller than SMALL_ROWS into
 **     segments of up to TARGET_ROWS rows (a run's chunks keep their
-**     seq_no order; chunks whose commit differs are not merged).
+**     seq_no order; chunks whose commit differs are not merged);
+**   - per run, its calls files into one, derived again from its events,
+**     when they are several and hold at most TARGET_ROWS calls; and the
+**     calls of a run filed before calls existed (format 1): compaction is
+**     the upgrade that stores them.
 ** The merged file's manifest entry lists the (run_id, chunk) keys it holds,
 ** so idempotent filing still sees every chunk.  Rows are unchanged; older
 ** snapshots keep their files, so time travel still works.  A commit racing
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "commit.h"
 #include "segment.h"
 
@@ -29,6 +34,7 @@
 /* One merge: files of one table and partition to rewrite as one. */
 typedef struct merge_group {
   fnt_table table;
+  const char *run_id;         /* calls: the run (its files may be none) */
   const fnt_entry **files;
   size_t n, cap;
   uint64_t rows;
@@ -93,6 +99,61 @@ static void groupClose(compact_plan *p, merge_group *g){
   }
 }
 
+static int cmpRunEntry(const void *a, const void *b){
+  const fnt_entry *x = *(const fnt_entry*const*)a, *y = *(const fnt_entry*const*)b;
+  return strcmp(x->run_id, y->run_id);
+}
+
+/* The runs whose calls are worth deriving again into one file: several
+** small calls files, or events past the calls (a run of format 1). */
+static int planCalls(const fnt_snapshot *s, compact_plan *plan){
+  const fnt_entry **all;
+  size_t i, j, k, n = 0;
+  for(i=0; i<s->n_manifests; i++) n += s->manifests[i]->n;
+  all = fnt_calloc(n+1, sizeof(*all));
+  if( all==0 ) return FNT_E_NOMEM;
+  n = 0;
+  for(i=0; i<s->n_manifests; i++){
+    for(j=0; j<s->manifests[i]->n; j++){
+      const fnt_entry *e = &s->manifests[i]->entries[j];
+      /* (events files hold one run each: compaction merges per run) */
+      if( e->table==FNT_TABLE_CALLS || (e->table==FNT_TABLE_EVENTS && e->run_id[0]) ){
+        all[n++] = e;
+      }
+    }
+  }
+  qsort(all, n, sizeof(*all), cmpRunEntry);
+  for(i=0; i<n; i=j){
+    int64_t evMax = -1, callsMax = -1;
+    uint64_t rows = 0;
+    size_t nCalls = 0;
+    for(j=i; j<n && strcmp(all[j]->run_id, all[i]->run_id)==0; j++){
+      if( all[j]->table==FNT_TABLE_CALLS ){
+        nCalls++;
+        rows += all[j]->rows;
+        if( all[j]->seq_max>callsMax ) callsMax = all[j]->seq_max;
+      }else if( all[j]->seq_max>evMax ){
+        evMax = all[j]->seq_max;
+      }
+    }
+    if( evMax<0 ) continue;                 /* no events: nothing to derive */
+    if( callsMax>=evMax && (nCalls<2 || rows>TARGET_ROWS) ) continue;
+    {
+      merge_group *g = planAdd(plan, FNT_TABLE_CALLS);
+      if( g==0 ){ fnt_free(all); return FNT_E_NOMEM; }
+      g->run_id = all[i]->run_id;
+      for(k=i; k<j; k++){
+        if( all[k]->table==FNT_TABLE_CALLS && groupAdd(g, all[k]) ){
+          fnt_free(all);
+          return FNT_E_NOMEM;
+        }
+      }
+    }
+  }
+  fnt_free(all);
+  return FNT_OK;
+}
+
 /* Groups the snapshot's files into merges worth doing. */
 static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
   const fnt_entry **all;
@@ -104,6 +165,8 @@ static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
   for(i=0; i<s->n_manifests; i++){
     for(j=0; j<s->manifests[i]->n; j++){
       const fnt_entry *e = &s->manifests[i]->entries[j];
+      /* Calls files are derived per seq_no interval: never merged. */
+      if( e->table==FNT_TABLE_CALLS ) continue;
       if( e->table!=FNT_TABLE_EVENTS || e->rows<SMALL_ROWS ) all[n++] = e;
     }
   }
@@ -125,7 +188,7 @@ static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
     groupClose(plan, g);
   }
   fnt_free(all);
-  return FNT_OK;
+  return planCalls(s, plan);
 }
 
 /* Appends the keys of `e` to the merged entry `m`. */
@@ -424,12 +487,29 @@ int fnt_compact(fnt_store *st, fnt_compact_stats *stats){
     fnt_pending *f = &files[nFiles];
     size_t keyCap = 0;
     int skip = 0;
-    if( g->table==FNT_TABLE_EVENTS ){
+    if( g->table==FNT_TABLE_CALLS ){
+      /* Derived again from the run's events: rows may change in number
+      ** (open frames of older tails are gone), never in what they read. */
+      rc = fnt_derive_run_calls(st, s, g->run_id, f);
+      if( rc==0 ){
+        f->entry.run_id = fnt_strdup(g->run_id);   /* repo: owned already */
+        if( !f->entry.repo || !f->entry.run_id ) rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+        for(j=0; rc==0 && j<g->n; j++) q.removed[q.n_removed++] = g->files[j]->path;
+        nFiles++;
+        q.n_files = nFiles;
+        if( stats ){
+          stats->files_merged += g->n;
+          stats->rows_rewritten += f->entry.rows;
+        }
+      }
+    }else if( g->table==FNT_TABLE_EVENTS ){
       rc = mergeEvents(st, s, g, f, &skip);
     }else{
       rc = mergeRows(st, s, g, f);
     }
-    if( rc==0 && !skip ){
+    if( g->table==FNT_TABLE_CALLS ){
+      /* done above */
+    }else if( rc==0 && !skip ){
       const fnt_entry *e0 = g->files[0];
       int oneRun = 1;
       for(j=1; j<g->n; j++) oneRun &= strcmp(g->files[j]->run_id, e0->run_id)==0;
@@ -464,7 +544,8 @@ int fnt_compact(fnt_store *st, fnt_compact_stats *stats){
   q.ctx = &q;
   rc = fnt_commit_run(st, &q);
   if( stats ) stats->files_written = rc==1 ? nFiles : 0;
-  if( stats ) stats->files_after = s->cat.total_files - (rc==1 ? q.n_removed - nFiles : 0);
+  if( stats ) stats->files_after = s->cat.total_files + (rc==1 ? nFiles : 0)
+                                   - (rc==1 ? q.n_removed : 0);
 done:
   /* The merged entries' strings are ours, not the commit's. */
   for(i=0; i<nFiles; i++){

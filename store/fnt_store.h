@@ -41,7 +41,7 @@ extern "C" {
 #define FNT_VERSION_STRING "0.1.0"
 
 /* The on-disk format version this library writes (and the newest it reads). */
-#define FNT_FORMAT_VERSION 1
+#define FNT_FORMAT_VERSION 2
 
 /* ------------------------------------------------------------------------
 ** Error codes.  Stable: their values never change.
@@ -265,7 +265,9 @@ int fnt_snapshot_list(fnt_store *st,
 typedef enum fnt_table {
   FNT_TABLE_EVENTS  = 0,   /* fn_trace_events, partitioned by run_id */
   FNT_TABLE_RUNS    = 1,   /* fn_trace_runs, partitioned by repo */
-  FNT_TABLE_PROFILE = 2    /* fn_profile, partitioned by repo */
+  FNT_TABLE_PROFILE = 2,   /* fn_profile, partitioned by repo */
+  FNT_TABLE_CALLS   = 3    /* fn_trace_calls, partitioned by run_id; read
+                           ** with fnt_calls_open(), not fnt_scan_open() */
 } fnt_table;
 
 /* Columns, numbered in SPEC §3 order.  Text columns: repo, commit, run_id,
@@ -292,6 +294,14 @@ enum {
   FNT_PROF_TOTAL_NS, FNT_PROF_SELF_SAMPLES, FNT_PROF_TOTAL_SAMPLES,
   FNT_PROF_SAMPLES, FNT_PROF_PROFILE_NS,
   FNT_PROF_NCOL
+};
+
+enum {
+  FNT_CALL_REPO, FNT_CALL_COMMIT, FNT_CALL_RUN_ID, FNT_CALL_THREAD,
+  FNT_CALL_CALL_ID, FNT_CALL_PARENT_ID, FNT_CALL_DEPTH, FNT_CALL_START_NS,
+  FNT_CALL_END_NS, FNT_CALL_DUR_NS, FNT_CALL_SELF_NS, FNT_CALL_KEY,
+  FNT_CALL_STABLE_ID, FNT_CALL_SYMBOL, FNT_CALL_ENDED_BY, FNT_CALL_OUTERMOST,
+  FNT_CALL_NCOL
 };
 
 /* The number of columns of a table, a column's name ("commit" unquoted),
@@ -484,6 +494,11 @@ int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p,
 /* The next call in *row (owned by the scan, valid until the next call on
 ** it).  @return 1 a call, 0 the end, < 0 an error. */
 int fnt_calls_next(fnt_calls *sc, const fnt_call **row);
+
+/* A number naming the current call among all calls of the snapshot, the
+** same in every scan of that snapshot whatever its predicate (for SQLite
+** rowids). */
+uint64_t fnt_calls_rowid(const fnt_calls *sc);
 
 /* What the scan has read so far (as fnt_scan_stats_get). */
 void fnt_calls_stats_get(const fnt_calls *sc, fnt_scan_stats *out);

@@ -1,682 +1,282 @@
 /*
-** heat.c -- per-function inclusive time, self time and calls of one run
-** (SPEC §5), from one streaming pass over the run's events in seq_no order.
-**
-** Two layers, so that the replay can be tested and measured on its own:
-**   - the replay core (heatReplay) takes batches of events whose function
-**     is already a dense key id, and keeps per thread a stack of frames and
-**     a small hash of "how many frames of key k are on this stack";
-**   - fnt_heat_compute() scans the run, maps each segment's function
-**     indexes to key ids once per (segment table, index) and feeds batches.
-** Memory is bounded by threads x stack depth plus the number of keys, never
-** by the length of the run.
-**
-** Arithmetic on durations is done in uint64_t: the spec does not require
-** t_ns to grow along seq_no, so a duration may be negative, and sums of
-** hostile values may overflow; two's-complement wrap-around keeps both
-** well-defined (no UB), and the result is cast back to int64_t.
+** heat.c -- fnt_heat (SPEC §5) and fnt_callgraph (SPEC §7) from the
+** aggregates the store keeps with a run's calls: each calls file's footer
+** sums its ended calls per function and per caller -> callee edge, so a
+** run's figures add up O(functions x files), plus the tail file's few open
+** frames.  A run without complete calls (format 1) is replayed in memory.
 */
+#include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "calls.h"
+#include "segment.h"
 
-#define heatMalloc(n)     fnt_malloc(n)
-#define heatRealloc(p, n) fnt_realloc((p), (n))
-#define heatFree(p)       fnt_free(p)
+/* Sums per key id of a fnt_fntab, and per (caller key, callee key) edge. */
+typedef struct run_sums {
+  fnt_fntab tab;
+  uint64_t *incl, *self, *calls;
+  uint32_t nkey;
+  fnt_calls_edge *edge;        /* caller: key id + 1 (0 none), callee: key id */
+  size_t nedge, capedge;
+  uint64_t *slot;
+  size_t mask;
+} run_sums;
 
-/* ------------------------------------------------------------------------
-** The replay core.
-*/
-
-/* One event as the replay sees it: the function already mapped to a key. */
-typedef struct HeatEvent {
-  int64_t t;          /* t_ns */
-  uint32_t thread;    /* index into HeatState.aThread (resolved per batch) */
-  uint32_t key;       /* dense key id, < HeatState.nKey */
-  int kind;           /* FNT_KIND_... */
-} HeatEvent;
-
-typedef struct HeatFrame {
-  int64_t start;      /* t_ns of the entry */
-  uint64_t child;     /* sum of the durations of frames that ended directly above */
-  uint32_t key;
-} HeatFrame;
-
-/* A slot of a thread's "frames of this key on my stack" hash.  count==0
-** marks an empty slot: a key whose last frame is popped is deleted, so the
-** table never holds more keys than the stack has frames. */
-typedef struct HeatSlot {
-  uint32_t key;
-  uint32_t count;
-} HeatSlot;
-
-typedef struct HeatThread {
-  HeatFrame *aFrame;
-  size_t nFrame, nFrameAlloc;
-  HeatSlot *aSlot;      /* open addressing, linear probing, nSlotMask+1 slots */
-  uint32_t nSlotMask;
-  uint32_t nSlotUsed;
-  uint32_t tid;
-  int64_t tLast;        /* t_ns of this thread's last event */
-} HeatThread;
-
-typedef struct HeatState {
-  /* Per key totals, indexed by key id.  Kept in uint64_t: see the top. */
-  uint64_t *aIncl, *aSelf, *aCalls;
-  uint32_t nKey, nKeyAlloc;
-  /* Threads, dense, and a hash from thread id to index+1 (0 = empty). */
-  HeatThread *aThread;
-  uint32_t nThread, nThreadAlloc;
-  uint32_t *aTidSlot;
-  uint32_t nTidMask;
-} HeatState;
-
-/* Fibonacci hashing: one multiply, the high bits are well mixed. */
-static uint32_t heatHash(uint32_t x){
-  return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32);
-}
-
-static void heatStateInit(HeatState *s){
+static void sumsClear(run_sums *s){
+  fnt_fntab_clear(&s->tab);
+  fnt_free(s->incl);
+  fnt_free(s->self);
+  fnt_free(s->calls);
+  fnt_free(s->edge);
+  fnt_free(s->slot);
   memset(s, 0, sizeof(*s));
 }
 
-static void heatStateClear(HeatState *s){
-  uint32_t i;
-  for(i=0; i<s->nThread; i++){
-    heatFree(s->aThread[i].aFrame);
-    heatFree(s->aThread[i].aSlot);
-  }
-  heatFree(s->aThread);
-  heatFree(s->aTidSlot);
-  heatFree(s->aIncl);
-  heatFree(s->aSelf);
-  heatFree(s->aCalls);
-  memset(s, 0, sizeof(*s));
-}
-
-/* Makes room for key ids 0 .. nKey-1 (new keys start at zero). */
-static int heatReserveKeys(HeatState *s, uint32_t nKey){
-  if( nKey>s->nKeyAlloc ){
-    uint32_t nNew = s->nKeyAlloc ? s->nKeyAlloc : 64;
-    uint64_t *a;
-    while( nNew<nKey ) nNew *= 2;
-    a = heatRealloc(s->aIncl, nNew*sizeof(uint64_t));
+static int sumsKeys(run_sums *s){
+  uint32_t n = s->tab.nkey, i;
+  if( n<=s->nkey ) return FNT_OK;
+  {
+    uint64_t *a = fnt_realloc(s->incl, (size_t)n*sizeof(uint64_t));
     if( a==0 ) return FNT_E_NOMEM;
-    s->aIncl = a;
-    a = heatRealloc(s->aSelf, nNew*sizeof(uint64_t));
+    s->incl = a;
+    a = fnt_realloc(s->self, (size_t)n*sizeof(uint64_t));
     if( a==0 ) return FNT_E_NOMEM;
-    s->aSelf = a;
-    a = heatRealloc(s->aCalls, nNew*sizeof(uint64_t));
+    s->self = a;
+    a = fnt_realloc(s->calls, (size_t)n*sizeof(uint64_t));
     if( a==0 ) return FNT_E_NOMEM;
-    s->aCalls = a;
-    s->nKeyAlloc = nNew;
+    s->calls = a;
   }
-  if( nKey>s->nKey ){
-    size_t nAdd = (size_t)(nKey - s->nKey)*sizeof(uint64_t);
-    memset(s->aIncl+s->nKey, 0, nAdd);
-    memset(s->aSelf+s->nKey, 0, nAdd);
-    memset(s->aCalls+s->nKey, 0, nAdd);
-    s->nKey = nKey;
-  }
+  for(i=s->nkey; i<n; i++) s->incl[i] = s->self[i] = s->calls[i] = 0;
+  s->nkey = n;
   return FNT_OK;
 }
 
-/* Rebuilds the thread-id hash at twice its size (or 16 slots). */
-static int heatTidGrow(HeatState *s){
-  uint32_t nNew = s->nTidMask ? (s->nTidMask+1)*2 : 16;
-  uint32_t *aNew = heatMalloc(nNew*sizeof(uint32_t));
-  uint32_t i;
-  if( aNew==0 ) return FNT_E_NOMEM;
-  memset(aNew, 0, nNew*sizeof(uint32_t));
-  for(i=0; i<s->nThread; i++){
-    uint32_t h = heatHash(s->aThread[i].tid) & (nNew-1);
-    while( aNew[h] ) h = (h+1) & (nNew-1);
-    aNew[h] = i+1;
-  }
-  heatFree(s->aTidSlot);
-  s->aTidSlot = aNew;
-  s->nTidMask = nNew-1;
-  return FNT_OK;
+static uint64_t edgeHash(uint32_t a, uint32_t b){
+  return ((uint64_t)a<<32 | b) * 0x9E3779B97F4A7C15ull >> 16;
 }
 
-/* The thread `tid`, created on its first event; NULL when out of memory. */
-static HeatThread *heatThread(HeatState *s, uint32_t tid){
-  uint32_t h;
-  HeatThread *th;
-  if( s->nTidMask==0 && heatTidGrow(s) ) return 0;
-  h = heatHash(tid) & s->nTidMask;
-  while( s->aTidSlot[h] ){
-    th = &s->aThread[s->aTidSlot[h]-1];
-    if( th->tid==tid ) return th;
-    h = (h+1) & s->nTidMask;
-  }
-  /* A new thread.  Events name threads by index, so aThread may move. */
-  if( s->nThread==s->nThreadAlloc ){
-    uint32_t nNew = s->nThreadAlloc ? s->nThreadAlloc*2 : 8;
-    HeatThread *a = heatRealloc(s->aThread, nNew*sizeof(HeatThread));
-    if( a==0 ) return 0;
-    s->aThread = a;
-    s->nThreadAlloc = nNew;
-  }
-  th = &s->aThread[s->nThread];
-  memset(th, 0, sizeof(*th));
-  th->tid = tid;
-  s->aTidSlot[h] = ++s->nThread;
-  if( (uint64_t)s->nThread*2 > (uint64_t)s->nTidMask+1 && heatTidGrow(s) ){
-    return 0;
-  }
-  return &s->aThread[s->nThread-1];
-}
-
-/* The slot of `key` in th's hash, or NULL when the key has no frame. */
-static HeatSlot *heatSlotFind(HeatThread *th, uint32_t key){
-  uint32_t h;
-  if( th->aSlot==0 ) return 0;
-  h = heatHash(key) & th->nSlotMask;
-  for(;;){
-    HeatSlot *p = &th->aSlot[h];
-    if( p->count==0 ) return 0;
-    if( p->key==key ) return p;
-    h = (h+1) & th->nSlotMask;
-  }
-}
-
-static int heatSlotGrow(HeatThread *th){
-  uint32_t nOld = th->aSlot ? th->nSlotMask+1 : 0;
-  uint32_t nNew = nOld ? nOld*2 : 16;
-  HeatSlot *aNew = heatMalloc(nNew*sizeof(HeatSlot));
-  uint32_t i;
-  if( aNew==0 ) return FNT_E_NOMEM;
-  memset(aNew, 0, nNew*sizeof(HeatSlot));
-  for(i=0; i<nOld; i++){
-    HeatSlot *p = &th->aSlot[i];
-    if( p->count ){
-      uint32_t h = heatHash(p->key) & (nNew-1);
-      while( aNew[h].count ) h = (h+1) & (nNew-1);
-      aNew[h] = *p;
-    }
-  }
-  heatFree(th->aSlot);
-  th->aSlot = aNew;
-  th->nSlotMask = nNew-1;
-  return FNT_OK;
-}
-
-/* Counts one more frame of `key` on th's stack. */
-static int heatSlotPush(HeatThread *th, uint32_t key){
-  uint32_t h;
-  if( th->aSlot==0 || (th->nSlotUsed+1)*2 > th->nSlotMask+1 ){
-    if( heatSlotGrow(th) ) return FNT_E_NOMEM;
-  }
-  h = heatHash(key) & th->nSlotMask;
-  for(;;){
-    HeatSlot *p = &th->aSlot[h];
-    if( p->count==0 ){
-      p->key = key;
-      p->count = 1;
-      th->nSlotUsed++;
-      return FNT_OK;
-    }
-    if( p->key==key ){
-      p->count++;
-      return FNT_OK;
-    }
-    h = (h+1) & th->nSlotMask;
-  }
-}
-
-/* Counts one frame of `key` less; returns 1 when it was the last one (the
-** popped frame had no other frame of its key below it).  Deleting uses
-** backward shift, so that probes never need tombstones. */
-static int heatSlotPop(HeatThread *th, uint32_t key){
-  uint32_t mask = th->nSlotMask;
-  uint32_t i = heatHash(key) & mask, j;
-  while( th->aSlot[i].key!=key || th->aSlot[i].count==0 ) i = (i+1) & mask;
-  if( --th->aSlot[i].count ) return 0;
-  th->nSlotUsed--;
-  /* Move later members of the probe run into the hole when their home
-  ** position does not lie cyclically within (hole, their position]. */
-  j = i;
-  for(;;){
-    uint32_t home;
-    j = (j+1) & mask;
-    if( th->aSlot[j].count==0 ) break;
-    home = heatHash(th->aSlot[j].key) & mask;
-    if( i<=j ? (i<home && home<=j) : (i<home || home<=j) ) continue;
-    th->aSlot[i] = th->aSlot[j];
-    th->aSlot[j].count = 0;
-    i = j;
-  }
-  return 1;
-}
-
-/* Ends every frame of `th` above depth nKeep at time t. */
-static void heatPopTo(HeatState *s, HeatThread *th, size_t nKeep, int64_t t){
-  while( th->nFrame>nKeep ){
-    HeatFrame *f = &th->aFrame[--th->nFrame];
-    uint64_t d = (uint64_t)t - (uint64_t)f->start;
-    uint32_t k = f->key;
-    s->aCalls[k]++;
-    s->aSelf[k] += d - f->child;
-    if( heatSlotPop(th, k) ) s->aIncl[k] += d;
-    if( th->nFrame ) th->aFrame[th->nFrame-1].child += d;
-  }
-}
-
-/* Replays n events, in seq_no order, continuing the previous batches. */
-static int heatReplay(HeatState *s, const HeatEvent *aEv, size_t n){
+static int sumsEdge(run_sums *s, uint32_t caller, uint32_t callee,
+                    int64_t calls, int64_t total, int64_t self){
+  uint64_t h;
   size_t i;
-  for(i=0; i<n; i++){
-    const HeatEvent *e = &aEv[i];
-    HeatThread *th = &s->aThread[e->thread];
-    th->tLast = e->t;
-    if( e->kind==FNT_KIND_ENTRY ){
-      HeatFrame *f;
-      if( th->nFrame==th->nFrameAlloc ){
-        size_t nNew = th->nFrameAlloc ? th->nFrameAlloc*2 : 32;
-        HeatFrame *a = heatRealloc(th->aFrame, nNew*sizeof(HeatFrame));
-        if( a==0 ) return FNT_E_NOMEM;
-        th->aFrame = a;
-        th->nFrameAlloc = nNew;
-      }
-      if( heatSlotPush(th, e->key) ) return FNT_E_NOMEM;
-      f = &th->aFrame[th->nFrame++];
-      f->start = e->t;
-      f->child = 0;
-      f->key = e->key;
-    }else if( th->nFrame && th->aFrame[th->nFrame-1].key==e->key ){
-      /* The usual exit: of the function on top. */
-      heatPopTo(s, th, th->nFrame-1, e->t);
-    }else if( heatSlotFind(th, e->key) ){
-      /* An exit that unwinds several frames.  The search only walks frames
-      ** that are popped right after, so it costs O(1) amortised. */
-      size_t d = th->nFrame;
-      while( th->aFrame[d-1].key!=e->key ) d--;
-      heatPopTo(s, th, d-1, e->t);
+  if( s->slot==0 || (s->nedge+1)*2 > s->mask+1 ){
+    size_t nNew = s->slot ? (s->mask+1)*2 : 256;
+    uint64_t *a = fnt_calloc(nNew, sizeof(uint64_t));
+    if( a==0 ) return FNT_E_NOMEM;
+    for(i=0; i<s->nedge; i++){
+      for(h=edgeHash(s->edge[i].caller, s->edge[i].callee); a[h&(nNew-1)]; h++){}
+      a[h&(nNew-1)] = i+1;
     }
-    /* else: an exit of a function with no frame on this stack: ignored. */
+    fnt_free(s->slot);
+    s->slot = a;
+    s->mask = nNew-1;
   }
-  return FNT_OK;
-}
-
-/* Ends the frames still open, each thread's at its last event's t_ns. */
-static void heatFinish(HeatState *s){
-  uint32_t i;
-  for(i=0; i<s->nThread; i++){
-    heatPopTo(s, &s->aThread[i], 0, s->aThread[i].tLast);
-  }
-}
-
-/* ------------------------------------------------------------------------
-** Keys: "stable_id" or "?symbol", interned to dense ids.
-*/
-typedef struct HeatKeys {
-  char *zArena;          /* every key, NUL-terminated, back to back */
-  size_t nArena, nArenaAlloc;
-  size_t *aOff;          /* aOff[id]: the key's offset in zArena */
-  size_t *aLen;          /* aLen[id]: its length, without the NUL */
-  uint32_t *aHash;       /* aHash[id]: its hash */
-  uint32_t nKey, nKeyAlloc;
-  uint32_t *aSlot;       /* open addressing: id+1, 0 = empty */
-  uint32_t nSlotMask;
-} HeatKeys;
-
-static void heatKeysClear(HeatKeys *k){
-  heatFree(k->zArena);
-  heatFree(k->aOff);
-  heatFree(k->aLen);
-  heatFree(k->aHash);
-  heatFree(k->aSlot);
-  memset(k, 0, sizeof(*k));
-}
-
-/* FNV-1a over the prefix byte and the text. */
-static uint32_t heatKeyHash(char cPrefix, const char *z, size_t n){
-  uint32_t h = 2166136261u;
-  size_t i;
-  if( cPrefix ){ h ^= (unsigned char)cPrefix; h *= 16777619u; }
-  for(i=0; i<n; i++){ h ^= (unsigned char)z[i]; h *= 16777619u; }
-  return h;
-}
-
-static int heatKeysGrow(HeatKeys *k){
-  uint32_t nNew = k->aSlot ? (k->nSlotMask+1)*2 : 64;
-  uint32_t *aNew = heatMalloc(nNew*sizeof(uint32_t));
-  uint32_t i;
-  if( aNew==0 ) return FNT_E_NOMEM;
-  memset(aNew, 0, nNew*sizeof(uint32_t));
-  for(i=0; i<k->nKey; i++){
-    uint32_t h = k->aHash[i] & (nNew-1);
-    while( aNew[h] ) h = (h+1) & (nNew-1);
-    aNew[h] = i+1;
-  }
-  heatFree(k->aSlot);
-  k->aSlot = aNew;
-  k->nSlotMask = nNew-1;
-  return FNT_OK;
-}
-
-/* The id of the key cPrefix+z[0..n) ('\0' prefix = none), added when new.
-** @return FNT_OK or FNT_E_NOMEM. */
-static int heatKeyIntern(HeatKeys *k, char cPrefix, const char *z, size_t n,
-                         uint32_t *pId){
-  uint32_t hash = heatKeyHash(cPrefix, z, n);
-  size_t nKey = n + (cPrefix!=0);
-  uint32_t h;
-  if( k->aSlot==0 && heatKeysGrow(k) ) return FNT_E_NOMEM;
-  h = hash & k->nSlotMask;
-  while( k->aSlot[h] ){
-    uint32_t id = k->aSlot[h]-1;
-    const char *zOld = k->zArena + k->aOff[id];
-    if( k->aHash[id]==hash
-     && k->aLen[id]==nKey
-     && (cPrefix==0 || zOld[0]==cPrefix)
-     && memcmp(zOld+(cPrefix!=0), z, n)==0
-    ){
-      *pId = id;
+  for(h=edgeHash(caller, callee); s->slot[h&s->mask]; h++){
+    fnt_calls_edge *e = &s->edge[s->slot[h&s->mask]-1];
+    if( e->caller==caller && e->callee==callee ){
+      e->calls += calls;
+      e->total = (int64_t)((uint64_t)e->total + (uint64_t)total);
+      e->self = (int64_t)((uint64_t)e->self + (uint64_t)self);
       return FNT_OK;
     }
-    h = (h+1) & k->nSlotMask;
   }
-  if( k->nKey==UINT32_MAX-1 ) return FNT_E_NOMEM;
-  if( k->nKey==k->nKeyAlloc ){
-    uint32_t nNew = k->nKeyAlloc ? k->nKeyAlloc*2 : 64;
-    size_t *aOff = heatRealloc(k->aOff, nNew*sizeof(size_t));
-    uint32_t *aHash;
-    if( aOff==0 ) return FNT_E_NOMEM;
-    k->aOff = aOff;
-    aOff = heatRealloc(k->aLen, nNew*sizeof(size_t));
-    if( aOff==0 ) return FNT_E_NOMEM;
-    k->aLen = aOff;
-    aHash = heatRealloc(k->aHash, nNew*sizeof(uint32_t));
-    if( aHash==0 ) return FNT_E_NOMEM;
-    k->aHash = aHash;
-    k->nKeyAlloc = nNew;
+  if( s->nedge==s->capedge ){
+    size_t nNew = s->capedge ? s->capedge*2 : 256;
+    fnt_calls_edge *a = fnt_realloc(s->edge, nNew*sizeof(*a));
+    if( a==0 ) return FNT_E_NOMEM;
+    s->edge = a;
+    s->capedge = nNew;
   }
-  if( k->nArena+nKey+1 > k->nArenaAlloc ){
-    size_t nNew = k->nArenaAlloc ? k->nArenaAlloc*2 : 4096;
-    char *zNew;
-    while( nNew < k->nArena+nKey+1 ) nNew *= 2;
-    zNew = heatRealloc(k->zArena, nNew);
-    if( zNew==0 ) return FNT_E_NOMEM;
-    k->zArena = zNew;
-    k->nArenaAlloc = nNew;
-  }
-  k->aOff[k->nKey] = k->nArena;
-  k->aLen[k->nKey] = nKey;
-  k->aHash[k->nKey] = hash;
-  if( cPrefix ) k->zArena[k->nArena++] = cPrefix;
-  if( n ) memcpy(k->zArena+k->nArena, z, n);
-  k->nArena += n;
-  k->zArena[k->nArena++] = 0;
-  k->aSlot[h] = k->nKey+1;
-  *pId = k->nKey++;
-  if( (uint64_t)k->nKey*2 > (uint64_t)k->nSlotMask+1 && heatKeysGrow(k) ){
-    return FNT_E_NOMEM;
+  s->slot[h&s->mask] = s->nedge+1;
+  s->edge[s->nedge].caller = caller;
+  s->edge[s->nedge].callee = callee;
+  s->edge[s->nedge].calls = calls;
+  s->edge[s->nedge].total = total;
+  s->edge[s->nedge].self = self;
+  s->nedge++;
+  return FNT_OK;
+}
+
+/* Adds calls given as records (functions of s->tab). */
+static int sumsAddCalls(run_sums *s, const fnt_callvec *v){
+  size_t i;
+  if( sumsKeys(s) ) return FNT_E_NOMEM;
+  for(i=0; i<v->n; i++){
+    const fnt_callrec *c = &v->a[i];
+    uint32_t k = s->tab.key[c->fn];
+    uint64_t d = (uint64_t)c->end - (uint64_t)c->start;
+    s->calls[k]++;
+    s->self[k] += (uint64_t)c->self;
+    if( c->outermost ) s->incl[k] += d;
+    if( sumsEdge(s, c->parent_fn==UINT32_MAX ? 0 : s->tab.key[c->parent_fn]+1, k,
+                 1, (int64_t)d, c->self) ) return FNT_E_NOMEM;
   }
   return FNT_OK;
 }
 
-/* ------------------------------------------------------------------------
-** The result.
-*/
+/* Adds the footer aggregates of calls file `e`. */
+static int sumsAddFile(fnt_store *st, run_sums *s, const fnt_entry *e){
+  fnt_segment *seg = 0;
+  uint32_t *ids = 0, i;
+  int rc = fnt_segment_open(st, e->path, &seg);
+  if( rc ) return rc;
+  if( seg->table!=FNT_TABLE_CALLS ){
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
+    goto done;
+  }
+  ids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+  if( ids==0 ) goto nomem;
+  for(i=0; i<seg->nfuncs; i++){
+    if( fnt_fntab_intern(&s->tab, seg->funcs[i].symbol, seg->funcs[i].stable_id, &ids[i]) ) goto nomem;
+  }
+  if( sumsKeys(s) ) goto nomem;
+  for(i=0; i<seg->nfuncs; i++){
+    uint32_t k = s->tab.key[ids[i]];
+    s->calls[k] += (uint64_t)seg->aggs[i].calls;
+    s->incl[k] += (uint64_t)seg->aggs[i].incl;
+    s->self[k] += (uint64_t)seg->aggs[i].self;
+  }
+  for(i=0; i<seg->nedges; i++){
+    const fnt_calls_edge *g = &seg->edges[i];
+    uint32_t caller = g->caller ? s->tab.key[ids[g->caller-1]]+1 : 0;
+    if( sumsEdge(s, caller, s->tab.key[ids[g->callee]], g->calls, g->total, g->self) ) goto nomem;
+  }
+  goto done;
+nomem:
+  rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+done:
+  fnt_free(ids);
+  fnt_segment_release(st, seg);
+  return rc;
+}
+
+/* Every call of `run_id` summed into s. */
+static int runSums(fnt_snapshot *snap, const char *run_id, run_sums *s){
+  fnt_store *st = snap->st;
+  fnt_run_calls files;
+  fnt_callvec v = {0};
+  size_t i;
+  int rc = fnt_run_calls_find(snap, run_id, &files);
+  if( rc ) return fnt_err(st, rc, "out of memory");
+  if( files.complete ){
+    for(i=0; rc==FNT_OK && i<files.nfiles; i++) rc = sumsAddFile(st, s, files.files[i]);
+    if( rc==FNT_OK && files.tail ) rc = fnt_calls_read_open(st, files.tail, &s->tab, &v);
+  }else{
+    fnt_replay *r = fnt_replay_new(&s->tab, &v);
+    int64_t last;
+    if( r==0 ) rc = FNT_E_NOMEM;
+    if( rc==FNT_OK ) rc = fnt_replay_run_events(snap, run_id, 0, 0, 0, 0, r, &s->tab, &last, 0, 0);
+    if( rc==FNT_OK ) rc = fnt_replay_open_calls(r, &v);
+    fnt_replay_free(r);
+  }
+  if( rc==FNT_OK && sumsAddCalls(s, &v) ) rc = FNT_E_NOMEM;
+  if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "run '%s': out of memory adding up its calls", run_id);
+  fnt_callvec_free(&v);
+  fnt_run_calls_clear(&files);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ heat */
 struct fnt_heat {
-  fnt_heat_row *aRow;
-  size_t nRow;
-  char *zArena;          /* the keys the rows point into */
+  run_sums s;
+  fnt_heat_row *rows;
+  size_t n;
 };
 
-size_t fnt_heat_count(const fnt_heat *h){
-  return h ? h->nRow : 0;
-}
-
-const fnt_heat_row *fnt_heat_rows(const fnt_heat *h){
-  return h ? h->aRow : 0;
-}
+size_t fnt_heat_count(const fnt_heat *h){ return h ? h->n : 0; }
+const fnt_heat_row *fnt_heat_rows(const fnt_heat *h){ return h ? h->rows : 0; }
 
 void fnt_heat_free(fnt_heat *h){
   if( h==0 ) return;
-  heatFree(h->aRow);
-  heatFree(h->zArena);
-  heatFree(h);
-}
-
-/* Moves the totals of every key with a call into a new fnt_heat; the key
-** arena changes owner (k->zArena is left NULL). */
-static int heatCollect(HeatState *s, HeatKeys *k, fnt_heat **ppOut){
-  fnt_heat *h = heatMalloc(sizeof(*h));
-  uint32_t i;
-  size_t n = 0;
-  if( h==0 ) return FNT_E_NOMEM;
-  memset(h, 0, sizeof(*h));
-  for(i=0; i<s->nKey; i++) n += s->aCalls[i]!=0;
-  if( n ){
-    h->aRow = heatMalloc(n*sizeof(fnt_heat_row));
-    if( h->aRow==0 ){
-      heatFree(h);
-      return FNT_E_NOMEM;
-    }
-  }
-  for(i=0; i<s->nKey; i++){
-    fnt_heat_row *r;
-    if( s->aCalls[i]==0 ) continue;
-    r = &h->aRow[h->nRow++];
-    r->key = k->zArena + k->aOff[i];
-    r->inclusive_ns = (int64_t)s->aIncl[i];
-    r->self_ns = (int64_t)s->aSelf[i];
-    r->calls = (int64_t)s->aCalls[i];
-  }
-  h->zArena = k->zArena;
-  k->zArena = 0;
-  *ppOut = h;
-  return FNT_OK;
-}
-
-/* ------------------------------------------------------------------------
-** The scan.
-*/
-
-/* Events handed to the replay at a time: small enough to stay in L1/L2. */
-#define HEAT_BATCH 1024
-
-/* A segment function index's key id, valid while aEpoch[i]==epoch: a map
-** is recycled for another function table by moving its epoch on, without
-** clearing it. */
-typedef struct HeatFnMap {
-  uint32_t *aKey;
-  uint32_t *aEpoch;
-  uint32_t nAlloc;
-  uint32_t epoch;
-  uint64_t generation;
-  uint64_t lastUse;
-} HeatFnMap;
-
-/* An ordered scan merges the segments of a run's chunks, so the function
-** table may alternate between a few segments where chunks' seq_no ranges
-** interleave: keep the maps of the last few tables instead of one. */
-#define HEAT_NMAP 4
-typedef struct HeatFnMaps {
-  HeatFnMap a[HEAT_NMAP];
-  HeatFnMap *pCur;
-  uint64_t generation;   /* pCur's, cached for the per-row test */
-  uint64_t clock;
-} HeatFnMaps;
-
-static void heatFnMapsClear(HeatFnMaps *p){
-  int i;
-  for(i=0; i<HEAT_NMAP; i++){
-    heatFree(p->a[i].aKey);
-    heatFree(p->a[i].aEpoch);
-  }
-  memset(p, 0, sizeof(*p));
-}
-
-/* Makes p->pCur the map of function table `gen`. */
-static void heatFnMapsSwitch(HeatFnMaps *p, uint64_t gen){
-  HeatFnMap *m = &p->a[0];
-  int i;
-  for(i=0; i<HEAT_NMAP; i++){
-    if( p->a[i].epoch && p->a[i].generation==gen ){ m = &p->a[i]; goto found; }
-    if( p->a[i].lastUse<m->lastUse ) m = &p->a[i];
-  }
-  /* Recycle the least recently used map for a table not seen before. */
-  m->generation = gen;
-  if( ++m->epoch==0 ){
-    /* 2^32 tables later: start the stamps over. */
-    if( m->nAlloc ) memset(m->aEpoch, 0, (size_t)m->nAlloc*sizeof(uint32_t));
-    m->epoch = 1;
-  }
-found:
-  m->lastUse = ++p->clock;
-  p->pCur = m;
-  p->generation = gen;
-}
-
-static int heatFnMapReserve(HeatFnMap *m, uint32_t idx){
-  uint32_t nNew = m->nAlloc ? m->nAlloc : 64;
-  uint32_t *a;
-  if( idx<m->nAlloc ) return FNT_OK;
-  while( nNew<=idx ){
-    if( nNew>UINT32_MAX/2 ){ nNew = UINT32_MAX; break; }
-    nNew *= 2;
-  }
-  a = heatRealloc(m->aKey, (size_t)nNew*sizeof(uint32_t));
-  if( a==0 ) return FNT_E_NOMEM;
-  m->aKey = a;
-  a = heatRealloc(m->aEpoch, (size_t)nNew*sizeof(uint32_t));
-  if( a==0 ) return FNT_E_NOMEM;
-  m->aEpoch = a;
-  memset(m->aEpoch+m->nAlloc, 0, (size_t)(nNew-m->nAlloc)*sizeof(uint32_t));
-  m->nAlloc = nNew;
-  return FNT_OK;
-}
-
-/* The key id of function `idx` of the batch's function table, interned on
-** first sight. */
-static int heatFnKey(const fnt_event_batch *b, uint32_t idx, HeatFnMaps *p,
-                     HeatKeys *k, HeatState *s, uint32_t *pKey){
-  HeatFnMap *m;
-  const fnt_function *f;
-  int rc;
-  if( p->pCur==0 || b->table_generation!=p->generation ){
-    heatFnMapsSwitch(p, b->table_generation);
-  }
-  m = p->pCur;
-  if( idx<m->nAlloc && m->aEpoch[idx]==m->epoch ){
-    *pKey = m->aKey[idx];
-    return FNT_OK;
-  }
-  rc = heatFnMapReserve(m, idx);
-  if( rc ) return rc;
-  f = &b->functions[idx];
-  if( f->stable_id && f->stable_id[0] ){
-    rc = heatKeyIntern(k, 0, f->stable_id, strlen(f->stable_id), pKey);
-  }else{
-    rc = heatKeyIntern(k, '?', f->symbol, strlen(f->symbol), pKey);
-  }
-  if( rc ) return rc;
-  rc = heatReserveKeys(s, k->nKey);
-  if( rc ) return rc;
-  m->aKey[idx] = *pKey;
-  m->aEpoch[idx] = m->epoch;
-  return FNT_OK;
+  sumsClear(&h->s);
+  fnt_free(h->rows);
+  fnt_free(h);
 }
 
 int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
-  HeatState s;
-  HeatKeys k;
-  HeatFnMaps m;
-  HeatEvent *aBatch = 0;
-  size_t nBatch = 0;
-  fnt_predicate p;
-  fnt_event_batch b;
-  fnt_scan *sc = 0;
-  fnt_store *st;
-  uint32_t *aTix = 0, nTix = 0;
-  int64_t seqPrev = -1;
+  fnt_heat *h;
+  uint32_t k;
   int rc;
-
   if( out ) *out = 0;
   if( snap==0 || out==0 ) return FNT_E_MISUSE;
-  st = snap->st;
-  if( run_id==0 ){
-    return fnt_err(st, FNT_E_MISUSE, "fnt_heat_compute: run_id is NULL");
+  if( run_id==0 ) return fnt_err(snap->st, FNT_E_MISUSE, "fnt_heat_compute: run_id is NULL");
+  fnt_err_clear(snap->st);
+  h = fnt_calloc(1, sizeof(*h));
+  if( h==0 ) return fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
+  rc = runSums(snap, run_id, &h->s);
+  if( rc==FNT_OK ){
+    h->rows = fnt_calloc((size_t)h->s.nkey+1, sizeof(fnt_heat_row));
+    if( h->rows==0 ) rc = fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
   }
-  fnt_err_clear(st);
-  heatStateInit(&s);
-  memset(&k, 0, sizeof(k));
-  memset(&m, 0, sizeof(m));
-
-  aBatch = heatMalloc(HEAT_BATCH*sizeof(HeatEvent));
-  if( aBatch==0 ) goto nomem;
-
-  fnt_predicate_init(&p);
-  p.run_ids = &run_id;
-  p.n_run_ids = 1;
-  p.ordered = 1;
-  p.columns = (1ull<<FNT_EV_THREAD) | (1ull<<FNT_EV_SEQ_NO) | (1ull<<FNT_EV_T_NS)
-            | (1ull<<FNT_EV_KIND);
-  rc = fnt_scan_open(snap, FNT_TABLE_EVENTS, &p, &sc);
-  if( rc ) goto done;
-
-  /* Whole row groups at a time: the per-event work is array reads and the
-  ** key lookup, a table indexed by the segment's function index. */
-  while( (rc = fnt_scan_next_batch(sc, &b))==1 ){
-    size_t i;
-    /* The replay is only right in seq_no order: check what it relies on
-    ** rather than return wrong figures. */
-    if( (int64_t)b.seq_no[0]<=seqPrev ){
-      rc = fnt_err(st, FNT_E_CORRUPT, "run '%s': the scan gave seq_no %lld "
-                   "after %lld, not in seq_no order", run_id,
-                   (long long)b.seq_no[0], (long long)seqPrev);
-      goto done;
-    }
-    seqPrev = (int64_t)b.seq_no[b.n-1];
-    /* The segment's thread dictionary, resolved once per batch: events
-    ** then name their thread by index, with no lookup per event. */
-    if( b.n_threads>nTix ){
-      uint32_t *a = heatRealloc(aTix, (size_t)b.n_threads*sizeof(uint32_t));
-      if( a==0 ) goto nomem;
-      aTix = a;
-      nTix = b.n_threads;
-    }
-    for(i=0; i<b.n_threads; i++){
-      HeatThread *th = heatThread(&s, (uint32_t)b.thread_ids[i]);
-      if( th==0 ) goto nomem;
-      aTix[i] = (uint32_t)(th - s.aThread);
-    }
-    for(i=0; i<b.n; i++){
-      HeatEvent *e = &aBatch[nBatch];
-      rc = heatFnKey(&b, (uint32_t)b.function[i], &m, &k, &s, &e->key);
-      if( rc ) goto nomem;
-      e->kind = (int)b.kind[i];
-      e->thread = aTix[b.thread[i]];
-      e->t = (int64_t)b.t_ns[i];
-      if( ++nBatch==HEAT_BATCH ){
-        rc = heatReplay(&s, aBatch, nBatch);
-        if( rc ) goto nomem;
-        nBatch = 0;
-      }
-    }
+  for(k=0; rc==FNT_OK && k<h->s.nkey; k++){
+    fnt_heat_row *r;
+    if( h->s.calls[k]==0 ) continue;
+    r = &h->rows[h->n++];
+    r->key = h->s.tab.keys[k];
+    r->inclusive_ns = (int64_t)h->s.incl[k];
+    r->self_ns = (int64_t)h->s.self[k];
+    r->calls = (int64_t)h->s.calls[k];
   }
-  if( rc<0 ) goto done;           /* the scan's error, its message set */
-  rc = heatReplay(&s, aBatch, nBatch);
-  if( rc ) goto nomem;
-  heatFinish(&s);
-  rc = heatCollect(&s, &k, out);
-  if( rc ) goto nomem;
-  goto done;
+  if( rc ){ fnt_heat_free(h); return rc; }
+  *out = h;
+  return FNT_OK;
+}
 
-nomem:
-  /* Every failure of the layers above is an allocation's. */
-  rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory computing its heat "
-               "(%u threads, %u functions)", run_id, s.nThread, k.nKey);
-done:
-  fnt_scan_close(sc);
-  heatFree(aTix);
-  heatFree(aBatch);
-  heatFnMapsClear(&m);
-  heatKeysClear(&k);
-  heatStateClear(&s);
-  return rc;
+/* ------------------------------------------------------------- call graph */
+struct fnt_callgraph {
+  run_sums s;
+  fnt_edge_row *rows;
+  size_t n;
+};
+
+size_t fnt_callgraph_count(const fnt_callgraph *g){ return g ? g->n : 0; }
+const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g){ return g ? g->rows : 0; }
+
+void fnt_callgraph_free(fnt_callgraph *g){
+  if( g==0 ) return;
+  sumsClear(&g->s);
+  fnt_free(g->rows);
+  fnt_free(g);
+}
+
+static int cmpEdgeRow(const void *a, const void *b){
+  const fnt_edge_row *x = a, *y = b;
+  int c;
+  if( x->caller_key!=y->caller_key ){
+    if( x->caller_key==0 ) return -1;
+    if( y->caller_key==0 ) return 1;
+    c = strcmp(x->caller_key, y->caller_key);
+    if( c ) return c;
+  }
+  return strcmp(x->callee_key, y->callee_key);
+}
+
+int fnt_callgraph_compute(fnt_snapshot *snap, const char *run_id, fnt_callgraph **out){
+  fnt_callgraph *g;
+  size_t i;
+  int rc;
+  if( out ) *out = 0;
+  if( snap==0 || out==0 ) return FNT_E_MISUSE;
+  if( run_id==0 ) return fnt_err(snap->st, FNT_E_MISUSE, "fnt_callgraph_compute: run_id is NULL");
+  fnt_err_clear(snap->st);
+  g = fnt_calloc(1, sizeof(*g));
+  if( g==0 ) return fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
+  rc = runSums(snap, run_id, &g->s);
+  if( rc==FNT_OK ){
+    g->rows = fnt_calloc(g->s.nedge+1, sizeof(fnt_edge_row));
+    if( g->rows==0 ) rc = fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
+  }
+  for(i=0; rc==FNT_OK && i<g->s.nedge; i++){
+    const fnt_calls_edge *e = &g->s.edge[i];
+    fnt_edge_row *r = &g->rows[g->n++];
+    r->caller_key = e->caller ? g->s.tab.keys[e->caller-1] : 0;
+    r->callee_key = g->s.tab.keys[e->callee];
+    r->calls = e->calls;
+    r->total_ns = e->total;
+    r->self_ns = e->self;
+  }
+  if( rc ){ fnt_callgraph_free(g); return rc; }
+  qsort(g->rows, g->n, sizeof(fnt_edge_row), cmpEdgeRow);
+  *out = g;
+  return FNT_OK;
 }

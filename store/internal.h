@@ -126,7 +126,7 @@ int fnt_block_decompress(int codec, const uint8_t *src, size_t n,
                          uint8_t *dst, size_t raw_len);
 
 /* ---- schema.c */
-#define FNT_NTABLES 3
+#define FNT_NTABLES 4
 typedef struct fnt_colinfo {
   const char *name;
   int is_text;

@@ -428,7 +428,7 @@ static int scanOpen(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
   int rc;
   if( out==0 ) return FNT_E_MISUSE;
   *out = 0;
-  if( snap==0 || p==0 || (int)table<0 || (int)table>=FNT_NTABLES ) return FNT_E_MISUSE;
+  if( snap==0 || p==0 || (int)table<0 || (int)table>FNT_TABLE_PROFILE ) return FNT_E_MISUSE;
   st = snap->st;
   fnt_err_clear(st);
   sc = fnt_calloc(1, sizeof(*sc));

@@ -30,11 +30,21 @@ static const fnt_colinfo profileCols[FNT_PROF_NCOL] = {
   {"samples", 0, 12}, {"profile_ns", 0, 13},
 };
 
+/* Calls segments store chunks for fields 4-8, 10-12 and 15 (FORMAT.md). */
+static const fnt_colinfo callCols[FNT_CALL_NCOL] = {
+  {"repo", 1, 1}, {"commit", 1, 2}, {"run_id", 1, 3}, {"thread", 0, 4},
+  {"call_id", 0, 5}, {"parent_id", 0, 6}, {"depth", 0, 7},
+  {"start_ns", 0, 8}, {"end_ns", 0, 9}, {"dur_ns", 0, 10},
+  {"self_ns", 0, 11}, {"key", 1, 12}, {"stable_id", 1, 13},
+  {"symbol", 1, 14}, {"ended_by", 1, 15}, {"outermost", 0, 16},
+};
+
 const fnt_colinfo *fnt_table_cols(fnt_table t){
   switch( t ){
     case FNT_TABLE_EVENTS:  return eventCols;
     case FNT_TABLE_RUNS:    return runCols;
     case FNT_TABLE_PROFILE: return profileCols;
+    case FNT_TABLE_CALLS:   return callCols;
   }
   return 0;
 }
@@ -44,6 +54,7 @@ int fnt_table_ncol(fnt_table t){
     case FNT_TABLE_EVENTS:  return FNT_EV_NCOL;
     case FNT_TABLE_RUNS:    return FNT_RUN_NCOL;
     case FNT_TABLE_PROFILE: return FNT_PROF_NCOL;
+    case FNT_TABLE_CALLS:   return FNT_CALL_NCOL;
   }
   return 0;
 }
@@ -53,6 +64,7 @@ const char *fnt_table_name(fnt_table t){
     case FNT_TABLE_EVENTS:  return "fn_trace_events";
     case FNT_TABLE_RUNS:    return "fn_trace_runs";
     case FNT_TABLE_PROFILE: return "fn_profile";
+    case FNT_TABLE_CALLS:   return "fn_trace_calls";
   }
   return 0;
 }

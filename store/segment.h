@@ -21,8 +21,33 @@ enum {
   FNT_ENC_KIND_BP    = 5,  /* bit-packed kinds */
   FNT_ENC_PLAIN_INT  = 6,  /* zigzag varint per row; NULL not representable */
   FNT_ENC_PLAIN_TEXT = 7,  /* length+1 varint (0 = NULL) and bytes per row */
-  FNT_ENC_FUNC_STACK = 8   /* function indexes, exits predicted from a call stack */
+  FNT_ENC_FUNC_STACK = 8,  /* function indexes, exits predicted from a call stack */
+  FNT_ENC_DELTA_VARINT = 9,/* zigzag varint of each row's delta from the row before */
+  FNT_ENC_DERIVED    = 10  /* no chunk: computed from other columns (calls) */
 };
+
+/* Calls segments: rows per row group at most (a row group also holds one
+** depth only), so that an instant reads a few small groups per depth. */
+#define FNT_CALLS_RG_ROWS 1024
+
+/* Per row group of a calls segment: the bounds beyond seq (call_id) and t
+** (start .. end) that pruning uses. */
+typedef struct fnt_calls_rg {
+  int64_t depth, parent_min, parent_max, dur_max;
+  uint32_t thread_min, thread_max;   /* dictionary indexes */
+} fnt_calls_rg;
+
+/* Per function of a calls segment: the aggregates of its closed calls. */
+typedef struct fnt_calls_agg {
+  int64_t calls, incl, self;
+} fnt_calls_agg;
+
+/* Per caller -> callee edge of a calls segment's closed calls. */
+typedef struct fnt_calls_edge {
+  uint32_t caller;          /* function index + 1; 0: depth 0 */
+  uint32_t callee;
+  int64_t calls, total, self;
+} fnt_calls_edge;
 
 /* The trailer: u64 footer stored length, u64 footer raw length, u64
 ** checksum of the stored footer, magic.  The footer is zstd-compressed
@@ -103,6 +128,13 @@ typedef struct fnt_segment {
   uint32_t *func_len;    /* per function: symbol length, stable_id length */
   uint32_t nrg;
   fnt_seg_rg *rgs;
+  /* Calls segments: row groups [0, nclosed_rg) hold calls that ended, the
+  ** rest the frames open at the end (read from the run's tail file only). */
+  uint32_t nclosed_rg;
+  fnt_calls_rg *crgs;
+  fnt_calls_agg *aggs;      /* per function */
+  fnt_calls_edge *edges;
+  uint32_t nedges;
 } fnt_segment;
 
 /* Opens a segment (or finds it in the handle's cache) and verifies its

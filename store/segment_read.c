@@ -32,9 +32,56 @@ static void segmentFree(fnt_segment *s){
   fnt_free(s->funcs);
   fnt_free(s->func_len);
   fnt_free(s->rgs);
+  fnt_free(s->crgs);
+  fnt_free(s->aggs);
+  fnt_free(s->edges);
   fnt_free(s->path);
   fnt_free(s->full_path);
   fnt_free(s);
+}
+
+/* The calls section of a calls segment's footer (FORMAT.md, "Calls
+** segments"): the closed row-group count, per-group bounds, per-function
+** aggregates and per-edge sums. */
+static int parseCallsSection(fnt_segment *s, fnt_rd *r){
+  uint64_t n, i;
+#define LEFT ((uint64_t)(r->end - r->p))
+  n = fnt_get_varint(r);
+  if( !r->ok || n>s->nrg ) return FNT_E_CORRUPT;
+  s->nclosed_rg = (uint32_t)n;
+  s->crgs = fnt_calloc((size_t)s->nrg+1, sizeof(fnt_calls_rg));
+  s->aggs = fnt_calloc((size_t)s->nfuncs+1, sizeof(fnt_calls_agg));
+  if( s->crgs==0 || s->aggs==0 ) return FNT_E_NOMEM;
+  for(i=0; i<s->nrg && r->ok; i++){
+    fnt_calls_rg *g = &s->crgs[i];
+    g->depth = (int64_t)fnt_get_varint(r);
+    g->thread_min = (uint32_t)fnt_get_varint(r);
+    g->thread_max = (uint32_t)fnt_get_varint(r);
+    g->parent_min = fnt_unzigzag(fnt_get_varint(r));
+    g->parent_max = fnt_unzigzag(fnt_get_varint(r));
+    g->dur_max = fnt_unzigzag(fnt_get_varint(r));
+  }
+  for(i=0; i<s->nfuncs && r->ok; i++){
+    s->aggs[i].calls = (int64_t)fnt_get_varint(r);
+    s->aggs[i].incl = fnt_unzigzag(fnt_get_varint(r));
+    s->aggs[i].self = fnt_unzigzag(fnt_get_varint(r));
+  }
+  n = fnt_get_varint(r);
+  if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
+  s->edges = fnt_calloc((size_t)n+1, sizeof(fnt_calls_edge));
+  if( s->edges==0 ) return FNT_E_NOMEM;
+  s->nedges = (uint32_t)n;
+  for(i=0; i<n && r->ok; i++){
+    fnt_calls_edge *e = &s->edges[i];
+    e->caller = (uint32_t)fnt_get_varint(r);
+    e->callee = (uint32_t)fnt_get_varint(r);
+    e->calls = (int64_t)fnt_get_varint(r);
+    e->total = fnt_unzigzag(fnt_get_varint(r));
+    e->self = fnt_unzigzag(fnt_get_varint(r));
+    if( e->caller>s->nfuncs || e->callee>=s->nfuncs ) return FNT_E_CORRUPT;
+  }
+  return r->ok ? FNT_OK : FNT_E_CORRUPT;
+#undef LEFT
 }
 
 /* Parses a footer already checked against its checksum; every count is
@@ -63,8 +110,8 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
       c->const_value = fnt_get_str(r, &isnull);
       if( !isnull && c->const_value==0 ) return FNT_E_CORRUPT;
       c->const_len = c->const_value ? strlen(c->const_value) : 0;
-    }else if( c->encoding!=FNT_ENC_FUNC_REF ){
-      if( c->encoding>FNT_ENC_FUNC_STACK ) return FNT_E_CORRUPT;
+    }else if( c->encoding!=FNT_ENC_FUNC_REF && c->encoding!=FNT_ENC_DERIVED ){
+      if( c->encoding>FNT_ENC_DELTA_VARINT ) return FNT_E_CORRUPT;
       c->chunk_index = (int)nchunk++;
     }
   }
@@ -127,6 +174,10 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
       }
     }
     if( r->ok && rows!=s->nrows ) return FNT_E_CORRUPT;
+  }
+  if( s->table==FNT_TABLE_CALLS ){
+    int rc = parseCallsSection(s, r);
+    if( rc ) return rc;
   }
   if( !r->ok || r->p!=r->end ) return FNT_E_CORRUPT;
   return FNT_OK;
@@ -305,6 +356,14 @@ int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
     case FNT_ENC_PLAIN_INT:
       for(i=0; i<n; i++) out[i] = fnt_get_varint(&r);
       return r.ok && r.p==r.end ? 0 : -1;
+    case FNT_ENC_DELTA_VARINT: {
+      uint64_t v = 0;
+      for(i=0; i<n; i++){
+        v += (uint64_t)fnt_unzigzag(fnt_get_varint(&r));
+        out[i] = v;
+      }
+      return r.ok && r.p==r.end ? 0 : -1;
+    }
     case FNT_ENC_DELTA_BP: {
       uint64_t first = (uint64_t)fnt_unzigzag(fnt_get_varint(&r));
       uint64_t minDelta = (uint64_t)fnt_unzigzag(fnt_get_varint(&r));

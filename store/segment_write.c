@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calls.h"
 #include "segment.h"
 
 #define FNT_ZSTD_LEVEL 1   /* filing speed first; deltas are already small */
@@ -322,5 +323,295 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
   rc = finishFile(out, &footer);
   fnt_buf_free(&footer);
   fnt_buf_free(&raw);
+  return rc;
+}
+
+/* ------------------------------------------------------------------ calls */
+
+/* Zigzag varints of each value's delta from the one before. */
+static void encodeDeltaVarint(const uint64_t *v, size_t n, fnt_buf *raw){
+  uint64_t prev = 0;
+  size_t i;
+  for(i=0; i<n; i++){
+    fnt_put_varint(raw, fnt_zigzag((int64_t)(v[i] - prev)));
+    prev = v[i];
+  }
+}
+
+static void encodeZigzagVarint(const uint64_t *v, size_t n, fnt_buf *raw){
+  size_t i;
+  for(i=0; i<n; i++) fnt_put_varint(raw, fnt_zigzag((int64_t)v[i]));
+}
+
+/* Closed calls by (depth, start, thread, call_id): at one depth the calls
+** of a thread never overlap, so a row group's start and end bounds are
+** tight and an instant or a window reads few groups per depth. */
+static int cmpCall(const void *a, const void *b){
+  const fnt_callrec *x = a, *y = b;
+  if( x->depth!=y->depth ) return x->depth<y->depth ? -1 : 1;
+  if( x->start!=y->start ) return x->start<y->start ? -1 : 1;
+  if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
+  return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
+}
+
+/* Per function and per (caller, callee) edge: the closed calls' sums. */
+typedef struct calls_sums {
+  fnt_calls_agg *agg;          /* per segment function */
+  fnt_calls_edge *edge;
+  size_t nedge, capedge;
+  uint64_t *slot;              /* edge index+1 by (caller, callee) hash */
+  size_t mask;
+} calls_sums;
+
+static int sumsEdge(calls_sums *m, uint32_t caller, uint32_t callee,
+                    fnt_calls_edge **out){
+  uint64_t h;
+  size_t i;
+  if( m->slot==0 || (m->nedge+1)*2 > m->mask+1 ){
+    size_t nNew = m->slot ? (m->mask+1)*2 : 256;
+    uint64_t *a = fnt_calloc(nNew, sizeof(uint64_t));
+    if( a==0 ) return FNT_E_NOMEM;
+    for(i=0; i<m->nedge; i++){
+      h = (((uint64_t)m->edge[i].caller<<32 | m->edge[i].callee) * 0x9E3779B97F4A7C15ull) >> 20;
+      while( a[h & (nNew-1)] ) h++;
+      a[h & (nNew-1)] = i+1;
+    }
+    fnt_free(m->slot);
+    m->slot = a;
+    m->mask = nNew-1;
+  }
+  h = (((uint64_t)caller<<32 | callee) * 0x9E3779B97F4A7C15ull) >> 20;
+  for(;; h++){
+    uint64_t v = m->slot[h & m->mask];
+    if( v==0 ) break;
+    if( m->edge[v-1].caller==caller && m->edge[v-1].callee==callee ){
+      *out = &m->edge[v-1];
+      return FNT_OK;
+    }
+  }
+  if( m->nedge==m->capedge ){
+    size_t nNew = m->capedge ? m->capedge*2 : 256;
+    fnt_calls_edge *a = fnt_realloc(m->edge, nNew*sizeof(fnt_calls_edge));
+    if( a==0 ) return FNT_E_NOMEM;
+    m->edge = a;
+    m->capedge = nNew;
+  }
+  m->slot[h & m->mask] = m->nedge+1;
+  *out = &m->edge[m->nedge++];
+  memset(*out, 0, sizeof(**out));
+  (*out)->caller = caller;
+  (*out)->callee = callee;
+  return FNT_OK;
+}
+
+/* The rows [first, first+m) of `v` into the row group's columns, and the
+** group's footer entry and chunks. */
+static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnIdx,
+                            const uint64_t *threads, uint32_t nthreads,
+                            uint64_t *cols, fnt_buf *raw, fnt_buf *file,
+                            fnt_buf *footer, fnt_calls_rg *crg){
+  uint64_t *thr = cols, *cid = cols + FNT_CALLS_RG_ROWS, *par = cols + 2*FNT_CALLS_RG_ROWS;
+  uint64_t *dep = cols + 3*FNT_CALLS_RG_ROWS, *sta = cols + 4*FNT_CALLS_RG_ROWS;
+  uint64_t *dur = cols + 5*FNT_CALLS_RG_ROWS, *slf = cols + 6*FNT_CALLS_RG_ROWS;
+  uint64_t *fn = cols + 7*FNT_CALLS_RG_ROWS, *flg = cols + 8*FNT_CALLS_RG_ROWS;
+  int64_t cmin = INT64_MAX, cmax = INT64_MIN, tmin = INT64_MAX, tmax = INT64_MIN;
+  size_t i;
+  crg->depth = v[0].depth;
+  crg->parent_min = INT64_MAX; crg->parent_max = INT64_MIN; crg->dur_max = INT64_MIN;
+  crg->thread_min = UINT32_MAX; crg->thread_max = 0;
+  for(i=0; i<m; i++){
+    const fnt_callrec *c = &v[i];
+    int64_t d = (int64_t)((uint64_t)c->end - (uint64_t)c->start);
+    thr[i] = threadIndex(threads, nthreads, c->thread);
+    cid[i] = (uint64_t)c->call_id;
+    par[i] = (uint64_t)c->parent_id;
+    dep[i] = c->depth;
+    sta[i] = (uint64_t)c->start;
+    dur[i] = (uint64_t)d;
+    slf[i] = (uint64_t)c->self;
+    fn[i] = fnIdx[c->fn];
+    flg[i] = (uint64_t)c->ended_by | (uint64_t)c->outermost<<2;
+    if( c->call_id<cmin ) cmin = c->call_id;
+    if( c->call_id>cmax ) cmax = c->call_id;
+    if( c->start<tmin ) tmin = c->start;
+    if( c->end>tmax ) tmax = c->end;
+    if( c->parent_id<crg->parent_min ) crg->parent_min = c->parent_id;
+    if( c->parent_id>crg->parent_max ) crg->parent_max = c->parent_id;
+    if( d>crg->dur_max ) crg->dur_max = d;
+    if( thr[i]<crg->thread_min ) crg->thread_min = (uint32_t)thr[i];
+    if( thr[i]>crg->thread_max ) crg->thread_max = (uint32_t)thr[i];
+  }
+  fnt_put_varint(footer, m);
+  fnt_put_varint(footer, fnt_zigzag(cmin));
+  fnt_put_varint(footer, fnt_zigzag(cmax));
+  fnt_put_varint(footer, fnt_zigzag(tmin));
+  fnt_put_varint(footer, fnt_zigzag(tmax));
+  raw->len = 0; encodeBitPacked(thr, m, raw);      emitChunk(file, footer, raw);
+  raw->len = 0; encodeDeltaVarint(cid, m, raw);    emitChunk(file, footer, raw);
+  raw->len = 0; encodeDeltaVarint(par, m, raw);    emitChunk(file, footer, raw);
+  raw->len = 0; encodeDeltaVarint(dep, m, raw);    emitChunk(file, footer, raw);
+  raw->len = 0; encodeDeltaVarint(sta, m, raw);    emitChunk(file, footer, raw);
+  raw->len = 0; encodeZigzagVarint(dur, m, raw);   emitChunk(file, footer, raw);
+  raw->len = 0; encodeZigzagVarint(slf, m, raw);   emitChunk(file, footer, raw);
+  raw->len = 0; encodeBitPacked(fn, m, raw);       emitChunk(file, footer, raw);
+  raw->len = 0; encodeBitPacked(flg, m, raw);      emitChunk(file, footer, raw);
+}
+
+/* Cuts v[0..n) into row groups of one depth and at most FNT_CALLS_RG_ROWS
+** rows; returns how many, and their extra bounds in crgs (grown). */
+static int writeCallsGroups(const fnt_callrec *v, size_t n, const uint32_t *fnIdx,
+                            const uint64_t *threads, uint32_t nthreads,
+                            uint64_t *cols, fnt_buf *raw, fnt_buf *file,
+                            fnt_buf *groups, fnt_buf *extra, uint32_t *nrg){
+  size_t i = 0;
+  while( i<n ){
+    size_t m = 1;
+    fnt_calls_rg crg;
+    while( i+m<n && m<FNT_CALLS_RG_ROWS && v[i+m].depth==v[i].depth ) m++;
+    writeCallsGroup(v+i, m, fnIdx, threads, nthreads, cols, raw, file, groups, &crg);
+    fnt_put_varint(extra, (uint64_t)crg.depth);
+    fnt_put_varint(extra, crg.thread_min);
+    fnt_put_varint(extra, crg.thread_max);
+    fnt_put_varint(extra, fnt_zigzag(crg.parent_min));
+    fnt_put_varint(extra, fnt_zigzag(crg.parent_max));
+    fnt_put_varint(extra, fnt_zigzag(crg.dur_max));
+    (*nrg)++;
+    i += m;
+  }
+  return FNT_OK;
+}
+
+int fnt_segment_write_calls(const char *repo, const char *commit,
+                            const char *run_id, const fnt_fntab *tab,
+                            fnt_callvec *closed, fnt_callvec *open,
+                            fnt_buf *out, fnt_calls_bounds *bounds){
+  fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
+  uint64_t *cols = 0, *threads = 0;
+  uint32_t *fnIdx = 0, *used = 0, nthreads = 0, nfn = 0, nrg = 0, nclosed, i;
+  calls_sums sums;
+  fnt_event *tev = 0;
+  size_t k, nall = closed->n + open->n;
+  int rc = FNT_E_NOMEM;
+
+  memset(&sums, 0, sizeof(sums));
+  bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
+  bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
+  qsort(closed->a, closed->n, sizeof(fnt_callrec), cmpCall);
+  qsort(open->a, open->n, sizeof(fnt_callrec), cmpCall);
+
+  /* The functions the rows use, renumbered densely; the thread dictionary
+  ** (fnt_distinct_threads wants events: lend it the thread ids). */
+  fnIdx = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
+  used = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
+  tev = fnt_calloc(nall+1, sizeof(fnt_event));
+  cols = fnt_malloc(9*(size_t)FNT_CALLS_RG_ROWS*sizeof(uint64_t));
+  if( fnIdx==0 || used==0 || tev==0 || cols==0 ) goto done;
+  memset(fnIdx, 0xff, ((size_t)tab->nfn+1)*sizeof(uint32_t));
+  for(k=0; k<nall; k++){
+    const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
+    if( fnIdx[c->fn]==UINT32_MAX ){ fnIdx[c->fn] = nfn; used[nfn++] = c->fn; }
+    if( c->parent_fn!=UINT32_MAX && fnIdx[c->parent_fn]==UINT32_MAX ){
+      fnIdx[c->parent_fn] = nfn; used[nfn++] = c->parent_fn;
+    }
+    tev[k].thread = c->thread;
+  }
+  if( fnt_distinct_threads(tev, nall, &threads, &nthreads) ) goto done;
+  sums.agg = fnt_calloc((size_t)nfn+1, sizeof(fnt_calls_agg));
+  if( sums.agg==0 ) goto done;
+  for(k=0; k<closed->n; k++){
+    const fnt_callrec *c = &closed->a[k];
+    uint64_t d = (uint64_t)c->end - (uint64_t)c->start;
+    fnt_calls_agg *a = &sums.agg[fnIdx[c->fn]];
+    fnt_calls_edge *e;
+    a->calls++;
+    a->self = (int64_t)((uint64_t)a->self + (uint64_t)c->self);
+    if( c->outermost ) a->incl = (int64_t)((uint64_t)a->incl + d);
+    if( sumsEdge(&sums, c->parent_fn==UINT32_MAX ? 0 : fnIdx[c->parent_fn]+1,
+                 fnIdx[c->fn], &e) ) goto done;
+    e->calls++;
+    e->total = (int64_t)((uint64_t)e->total + d);
+    e->self = (int64_t)((uint64_t)e->self + (uint64_t)c->self);
+  }
+  for(k=0; k<nall; k++){
+    const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
+    if( c->start<bounds->t_min ) bounds->t_min = c->start;
+    if( c->end>bounds->t_max ) bounds->t_max = c->end;
+    if( c->call_id<bounds->call_min ) bounds->call_min = c->call_id;
+    if( c->call_id>bounds->call_max ) bounds->call_max = c->call_id;
+  }
+  if( nall==0 ){ bounds->t_min = bounds->t_max = 0; bounds->call_min = bounds->call_max = 0; }
+
+  fnt_buf_append(out, segMagic, 8);
+  writeCallsGroups(closed->a, closed->n, fnIdx, threads, nthreads, cols, &raw,
+                   out, &groups, &extra, &nrg);
+  nclosed = nrg;
+  writeCallsGroups(open->a, open->n, fnIdx, threads, nthreads, cols, &raw,
+                   out, &groups, &extra, &nrg);
+
+  fnt_put_varint(&footer, FNT_FORMAT_VERSION);
+  fnt_put_u8(&footer, FNT_TABLE_CALLS);
+  fnt_put_varint(&footer, nall);
+  /* Schema (FORMAT.md, "Calls segments"): chunks in this order: thread,
+  ** call_id, parent_id, depth, start_ns, dur_ns, self_ns, key, ended_by. */
+  fnt_put_varint(&footer, 16);
+  fnt_put_varint(&footer, 1); fnt_put_u8(&footer, FNT_ENC_CONST); fnt_put_str(&footer, repo);
+  fnt_put_varint(&footer, 2); fnt_put_u8(&footer, FNT_ENC_CONST); fnt_put_str(&footer, commit);
+  fnt_put_varint(&footer, 3); fnt_put_u8(&footer, FNT_ENC_CONST); fnt_put_str(&footer, run_id);
+  fnt_put_varint(&footer, 4); fnt_put_u8(&footer, FNT_ENC_THREAD_BP);
+  fnt_put_varint(&footer, 5); fnt_put_u8(&footer, FNT_ENC_DELTA_VARINT);
+  fnt_put_varint(&footer, 6); fnt_put_u8(&footer, FNT_ENC_DELTA_VARINT);
+  fnt_put_varint(&footer, 7); fnt_put_u8(&footer, FNT_ENC_DELTA_VARINT);
+  fnt_put_varint(&footer, 8); fnt_put_u8(&footer, FNT_ENC_DELTA_VARINT);
+  fnt_put_varint(&footer, 9); fnt_put_u8(&footer, FNT_ENC_DERIVED);
+  fnt_put_varint(&footer, 10); fnt_put_u8(&footer, FNT_ENC_PLAIN_INT);
+  fnt_put_varint(&footer, 11); fnt_put_u8(&footer, FNT_ENC_PLAIN_INT);
+  fnt_put_varint(&footer, 12); fnt_put_u8(&footer, FNT_ENC_FUNC_BP);
+  fnt_put_varint(&footer, 13); fnt_put_u8(&footer, FNT_ENC_FUNC_REF);
+  fnt_put_varint(&footer, 14); fnt_put_u8(&footer, FNT_ENC_FUNC_REF);
+  fnt_put_varint(&footer, 15); fnt_put_u8(&footer, FNT_ENC_KIND_BP);
+  fnt_put_varint(&footer, 16); fnt_put_u8(&footer, FNT_ENC_DERIVED);
+  fnt_put_varint(&footer, nthreads);
+  for(i=0; i<nthreads; i++) fnt_put_varint(&footer, threads[i]);
+  fnt_put_varint(&footer, nfn);
+  for(i=0; i<nfn; i++){
+    const fnt_function *f = &tab->fn[used[i]];
+    fnt_put_str(&footer, f->symbol);
+    fnt_put_str(&footer, f->stable_id);
+    fnt_put_u8(&footer, 0);
+  }
+  fnt_put_varint(&footer, nrg);
+  fnt_buf_append(&footer, groups.data, groups.len);
+  /* The calls section: closed row groups, per-group bounds, aggregates. */
+  fnt_put_varint(&footer, nclosed);
+  fnt_buf_append(&footer, extra.data, extra.len);
+  for(i=0; i<nfn; i++){
+    fnt_put_varint(&footer, (uint64_t)sums.agg[i].calls);
+    fnt_put_varint(&footer, fnt_zigzag(sums.agg[i].incl));
+    fnt_put_varint(&footer, fnt_zigzag(sums.agg[i].self));
+  }
+  fnt_put_varint(&footer, sums.nedge);
+  for(k=0; k<sums.nedge; k++){
+    const fnt_calls_edge *e = &sums.edge[k];
+    fnt_put_varint(&footer, e->caller);
+    fnt_put_varint(&footer, e->callee);
+    fnt_put_varint(&footer, (uint64_t)e->calls);
+    fnt_put_varint(&footer, fnt_zigzag(e->total));
+    fnt_put_varint(&footer, fnt_zigzag(e->self));
+  }
+  if( groups.failed || extra.failed ) goto done;
+  rc = finishFile(out, &footer);
+done:
+  fnt_buf_free(&footer);
+  fnt_buf_free(&groups);
+  fnt_buf_free(&extra);
+  fnt_buf_free(&raw);
+  fnt_free(cols);
+  fnt_free(threads);
+  fnt_free(fnIdx);
+  fnt_free(used);
+  fnt_free(tev);
+  fnt_free(sums.agg);
+  fnt_free(sums.edge);
+  fnt_free(sums.slot);
   return rc;
 }

@@ -18,13 +18,16 @@ dump='.headers off
 SELECT * FROM fn_trace_events ORDER BY run_id, seq_no;
 SELECT * FROM fn_trace_runs ORDER BY run_id, chunk;
 SELECT * FROM fn_trace_run_summary;
-SELECT * FROM fnt_heat('"'"'run-b'"'"') ORDER BY key;'
+SELECT * FROM fnt_heat('"'"'run-b'"'"') ORDER BY key;
+SELECT * FROM fn_trace_calls ORDER BY run_id, call_id;'
 before=$(echo "$dump" | sql)
 got=$(echo "SELECT json_extract(fnt_compact(), '\$.compacted', '\$.files_before', '\$.files_after');" | sql)
-expect "compacted 30 files into 6" '[1,30,6]' "$got"
+# per chunk an events, a runs and a calls file; after: per run one events
+# and one calls file, per repo one runs file
+expect "compacted 45 files into 9" '[1,45,9]' "$got"
 expect "tables read the same" "$before" "$(echo "$dump" | sql)"
 expect "refiling is still a no-op" "0" "$(echo "SELECT fnt_file_chunk('$(chunk run-c 3 5)');" | sql)"
-expect "nothing left to compact" "nothing to compact: 6 files" "$("$FNT_BUILD/fnt" compact --warehouse "$wh")"
+expect "nothing left to compact" "nothing to compact: 9 files" "$("$FNT_BUILD/fnt" compact --warehouse "$wh")"
 got=$(echo "SELECT json_extract(fnt_expire_snapshots(0), '\$.snapshots_expired', '\$.snapshots_kept');" | sql)
 expect "expiry keeps only the newest snapshot" '[15,1]' "$got"
 expect "tables read the same after expiry" "$before" "$(echo "$dump" | sql)"

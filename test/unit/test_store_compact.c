@@ -107,10 +107,11 @@ int main(void){
   preId = newestId(st);
 
   CHECK_RC(st, fnt_compact(st, &cs), 1);
-  CHECK_EQ_INT(cs.files_before, 4*6*2 + 5);
-  /* events: one file per run; runs: one per repo; profiles: one per repo. */
-  CHECK_EQ_INT(cs.files_after, 4 + 2 + 2);
-  CHECK_EQ_INT(cs.files_merged, 4*6*2 + 5);
+  /* Per chunk an events, a runs and a calls file; 5 profiles. */
+  CHECK_EQ_INT(cs.files_before, 4*6*3 + 5);
+  /* events and calls: one file per run; runs and profiles: one per repo. */
+  CHECK_EQ_INT(cs.files_after, 4 + 4 + 2 + 2);
+  CHECK_EQ_INT(cs.files_merged, 4*6*3 + 5);
   CHECK_EQ_INT(newestId(st), preId + 1);
   after = digest(st, 0, &rowsAfter);
   CHECK_EQ_INT(rowsAfter, rowsBefore);
@@ -146,7 +147,7 @@ int main(void){
   fileRuns(st, 4, 6, 3);
   before = digest(st, 0, &rowsBefore);
   CHECK_RC(st, fnt_compact(st, &cs), 1);
-  CHECK_EQ_INT(cs.files_after, 6 + 2 + 2);
+  CHECK_EQ_INT(cs.files_after, 6 + 6 + 2 + 2);
   CHECK(digest(st, 0, &rowsAfter)==before);
   CHECK_EQ_INT(rowsAfter, rowsBefore);
   CHECK_EQ_INT(countRuns(st, "run-5", -1), 3);

@@ -1,0 +1,706 @@
+/*
+** calls.c -- reading the calls of a pinned snapshot (fnt_calls_open), with
+** pruning by file, row group and column.
+**
+** A run's calls live in calls files, each derived over a seq_no interval of
+** its events (FORMAT.md, "Calls"): the calls that ended in the interval,
+** then the frames open at its end.  Every file's ended calls count; only
+** the tail's (the file reaching furthest in seq_no) open frames do.  A run
+** whose events reach past its calls files (a warehouse of format 1) is
+** replayed in memory instead, the same replay filing uses.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "segment.h"
+
+void fnt_call_predicate_init(fnt_call_predicate *p){
+  memset(p, 0, sizeof(*p));
+  p->thread = -1;
+  p->call_id = -1;
+  p->parent_id = -1;
+  p->depth_min = 0;
+  p->depth_max = INT64_MAX;
+  p->dur_min = INT64_MIN;
+  p->t0 = INT64_MIN;
+  p->t1 = INT64_MAX;
+  p->limit = -1;
+}
+
+static const char *const endedNames[] = {"exit", "tail_exit", "unwound", "open"};
+
+const char *fnt_ended_by_name(int e){
+  return e>=0 && e<4 ? endedNames[e] : 0;
+}
+
+/* ------------------------------------------------------------------------
+** The files of a run.
+*/
+typedef struct ranked { const fnt_entry *e; uint64_t ordinal; } ranked;
+
+static int cmpEntrySeqMax(const void *a, const void *b){
+  const fnt_entry *x = ((const ranked*)a)->e, *y = ((const ranked*)b)->e;
+  return x->seq_max<y->seq_max ? -1 : x->seq_max>y->seq_max;
+}
+
+int fnt_run_calls_find(const fnt_snapshot *s, const char *run_id,
+                       fnt_run_calls *out){
+  size_t i, j, cap = 0;
+  int64_t maxEvents = -1, maxCalls = -1;
+  int anyEvents = 0;
+  uint64_t ordinal = 0;
+  ranked *r = 0;
+  memset(out, 0, sizeof(*out));
+  for(i=0; i<s->n_manifests; i++){
+    const fnt_manifest *m = s->manifests[i];
+    for(j=0; j<m->n; j++, ordinal++){
+      const fnt_entry *e = &m->entries[j];
+      if( e->table==FNT_TABLE_EVENTS && fnt_entry_has_run(e, run_id) ){
+        anyEvents = 1;
+        if( e->seq_max>maxEvents ) maxEvents = e->seq_max;
+      }else if( e->table==FNT_TABLE_CALLS && strcmp(e->run_id, run_id)==0 ){
+        if( out->nfiles==cap ){
+          size_t nNew = cap ? cap*2 : 16;
+          ranked *a = fnt_realloc(r, nNew*sizeof(*a));
+          if( a==0 ){ fnt_free(r); return FNT_E_NOMEM; }
+          r = a;
+          cap = nNew;
+        }
+        r[out->nfiles].e = e;
+        r[out->nfiles++].ordinal = ordinal;
+        if( e->seq_max>maxCalls ) maxCalls = e->seq_max;
+      }
+    }
+  }
+  if( out->nfiles ){
+    qsort(r, out->nfiles, sizeof(*r), cmpEntrySeqMax);
+    out->files = fnt_malloc(out->nfiles*sizeof(*out->files));
+    out->ordinal = fnt_malloc(out->nfiles*sizeof(uint64_t));
+    if( out->files==0 || out->ordinal==0 ){
+      fnt_free(r);
+      fnt_run_calls_clear(out);
+      return FNT_E_NOMEM;
+    }
+    for(i=0; i<out->nfiles; i++){
+      out->files[i] = r[i].e;
+      out->ordinal[i] = r[i].ordinal;
+    }
+    out->tail = out->files[out->nfiles-1];
+  }
+  fnt_free(r);
+  out->complete = !anyEvents || (out->nfiles>0 && maxCalls>=maxEvents);
+  return FNT_OK;
+}
+
+void fnt_run_calls_clear(fnt_run_calls *rc){
+  fnt_free((void*)rc->files);
+  fnt_free(rc->ordinal);
+  memset(rc, 0, sizeof(*rc));
+}
+
+/* ------------------------------------------------------------------------
+** Decoding a row group of a calls segment.
+*/
+typedef struct calls_rg {
+  size_t n;
+  uint64_t *thr, *cid, *par, *dep, *sta, *dur, *slf, *fn, *flg;
+} calls_rg;
+
+static int rgAlloc(calls_rg *g){
+  uint64_t *a = fnt_malloc(9*(size_t)FNT_CALLS_RG_ROWS*sizeof(uint64_t));
+  if( a==0 ) return FNT_E_NOMEM;
+  g->thr = a;
+  g->cid = a + FNT_CALLS_RG_ROWS;   g->par = a + 2*FNT_CALLS_RG_ROWS;
+  g->dep = a + 3*FNT_CALLS_RG_ROWS; g->sta = a + 4*FNT_CALLS_RG_ROWS;
+  g->dur = a + 5*FNT_CALLS_RG_ROWS; g->slf = a + 6*FNT_CALLS_RG_ROWS;
+  g->fn = a + 7*FNT_CALLS_RG_ROWS;  g->flg = a + 8*FNT_CALLS_RG_ROWS;
+  return FNT_OK;
+}
+
+/* Decodes row group `rg` of calls segment `seg` (every column). */
+static int rgDecode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                    fnt_buf *scratch, fnt_buf *raw, calls_rg *g){
+  static const uint32_t fields[9] = {4, 5, 6, 7, 8, 10, 11, 12, 15};
+  uint64_t *dst[9];
+  size_t n = (size_t)seg->rgs[rg].nrows, i;
+  int k, rc;
+  dst[0] = g->thr; dst[1] = g->cid; dst[2] = g->par; dst[3] = g->dep;
+  dst[4] = g->sta; dst[5] = g->dur; dst[6] = g->slf; dst[7] = g->fn; dst[8] = g->flg;
+  if( n>FNT_CALLS_RG_ROWS ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u holds %zu calls, above "
+                   "the %d a calls row group may", seg->full_path, rg, n, FNT_CALLS_RG_ROWS);
+  }
+  for(k=0; k<9; k++){
+    const fnt_seg_col *col = fnt_segment_col(seg, fields[k]);
+    uint64_t limit = k==0 ? seg->nthreads : k==7 ? seg->nfuncs : k==8 ? 16 : UINT64_MAX;
+    if( col==0 || col->chunk_index<0 ){
+      return fnt_err(st, FNT_E_CORRUPT, "%s: calls segment without field %u",
+                     seg->full_path, fields[k]);
+    }
+    rc = fnt_segment_read_chunk(st, seg, rg, col, scratch, raw);
+    if( rc ) return rc;
+    if( fnt_decode_ints(col->encoding, raw->data, raw->len, n, limit, dst[k]) ){
+      return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: malformed "
+                     "column chunk", seg->full_path, rg, fields[k]);
+    }
+  }
+  for(i=0; i<n; i++){
+    g->dur[i] = (uint64_t)fnt_unzigzag(g->dur[i]);
+    g->slf[i] = (uint64_t)fnt_unzigzag(g->slf[i]);
+    if( (g->flg[i] & 3)>FNT_ENDED_OPEN ) g->flg[i] = FNT_ENDED_OPEN;
+  }
+  g->n = n;
+  return FNT_OK;
+}
+
+/* The open rows of a calls file as replay records (functions interned in
+** `tab`), for a derivation to resume from. */
+int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
+                        fnt_callvec *out){
+  fnt_segment *seg = 0;
+  fnt_buf scratch = {0}, raw = {0};
+  calls_rg g;
+  uint32_t *ids = 0, rg;
+  size_t i;
+  int rc;
+  memset(&g, 0, sizeof(g));
+  rc = fnt_segment_open(st, e->path, &seg);
+  if( rc ) return rc;
+  if( seg->table!=FNT_TABLE_CALLS ){
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
+    goto done;
+  }
+  ids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+  if( ids==0 || rgAlloc(&g) ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  for(i=0; i<seg->nfuncs; i++){
+    if( fnt_fntab_intern(tab, seg->funcs[i].symbol, seg->funcs[i].stable_id, &ids[i]) ){
+      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+      goto done;
+    }
+  }
+  for(rg=seg->nclosed_rg; rg<seg->nrg; rg++){
+    rc = rgDecode(st, seg, rg, &scratch, &raw, &g);
+    if( rc ) goto done;
+    for(i=0; i<g.n; i++){
+      fnt_callrec c;
+      memset(&c, 0, sizeof(c));
+      c.thread = (uint32_t)seg->threads[g.thr[i]];
+      c.call_id = (int64_t)g.cid[i];
+      c.parent_id = (int64_t)g.par[i];
+      c.depth = (uint32_t)g.dep[i];
+      c.start = (int64_t)g.sta[i];
+      c.end = (int64_t)(g.sta[i] + g.dur[i]);
+      c.self = (int64_t)g.slf[i];
+      c.fn = ids[g.fn[i]];
+      c.parent_fn = UINT32_MAX;
+      c.ended_by = FNT_ENDED_OPEN;
+      c.outermost = (uint8_t)(g.flg[i]>>2 & 1);
+      if( fnt_callvec_push(out, &c) ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+    }
+  }
+  /* Each open frame's parent is the open frame below it on its thread. */
+  for(i=0; i<out->n; i++){
+    fnt_callrec *c = &out->a[i];
+    size_t k;
+    for(k=0; c->depth>0 && k<out->n; k++){
+      if( out->a[k].thread==c->thread && out->a[k].depth+1==c->depth ){
+        c->parent_fn = out->a[k].fn;
+        break;
+      }
+    }
+  }
+done:
+  fnt_free(g.thr);
+  fnt_free(ids);
+  fnt_buf_free(&scratch);
+  fnt_buf_free(&raw);
+  fnt_segment_release(st, seg);
+  return rc;
+}
+
+/* ------------------------------------------------------------------------
+** The scan.
+*/
+
+/* An open calls file: its segment and its functions' keys. */
+typedef struct calls_file {
+  fnt_segment *seg;
+  char **keys;          /* per function: "stable_id" or "?symbol" */
+  uint8_t *fnmatch;     /* key predicate: per function, 1 = matches */
+  int64_t thread_ix;    /* the thread predicate's dictionary index, or -1 */
+  int tail;
+  uint64_t ordinal;     /* the file's place in the snapshot (rowids) */
+} calls_file;
+
+typedef struct sorted_call { fnt_call c; uint64_t rowid; } sorted_call;
+
+struct fnt_calls {
+  fnt_store *st;
+  fnt_snapshot *snap;
+  fnt_call_predicate p;
+  char **runs;              /* the runs to read, copies */
+  size_t nruns, irun;
+  char *key;
+  /* the current run */
+  fnt_run_calls files;
+  size_t ifile;
+  calls_file *open;         /* files opened for the run (ordered: all) */
+  size_t nopen, capopen;
+  calls_file *cur;
+  uint32_t rg;
+  calls_rg g;
+  size_t row;
+  int run_started;
+  /* a run replayed in memory */
+  int in_memory;
+  fnt_fntab tab;
+  fnt_callvec mem;
+  size_t imem;
+  /* an ordered run: its matching calls, sorted */
+  sorted_call *sorted;
+  size_t nsorted, capsorted, isorted;
+  int64_t yielded;
+  fnt_call row_out;
+  uint64_t rowid;
+  char *repo, *commit;      /* of a run replayed in memory */
+  fnt_buf scratch, raw;
+  fnt_scan_stats stats;
+};
+
+static void fileClose(fnt_calls *sc, calls_file *f){
+  uint32_t i;
+  if( f->keys ){
+    for(i=0; i<f->seg->nfuncs; i++) fnt_free(f->keys[i]);
+  }
+  fnt_free(f->keys);
+  fnt_free(f->fnmatch);
+  fnt_segment_release(sc->st, f->seg);
+  memset(f, 0, sizeof(*f));
+}
+
+static void runReset(fnt_calls *sc){
+  size_t i;
+  for(i=0; i<sc->nopen; i++) fileClose(sc, &sc->open[i]);
+  sc->nopen = 0;
+  sc->cur = 0;
+  fnt_run_calls_clear(&sc->files);
+  sc->ifile = 0;
+  sc->in_memory = 0;
+  fnt_fntab_clear(&sc->tab);
+  fnt_callvec_free(&sc->mem);
+  sc->imem = 0;
+  sc->nsorted = sc->isorted = 0;
+  sc->run_started = 0;
+  fnt_free(sc->repo);
+  fnt_free(sc->commit);
+  sc->repo = sc->commit = 0;
+}
+
+static int nomem(fnt_calls *sc){ return fnt_err(sc->st, FNT_E_NOMEM, "out of memory"); }
+
+static const char *constText(const fnt_segment *seg, uint32_t field){
+  const fnt_seg_col *c = fnt_segment_col(seg, field);
+  return c ? c->const_value : 0;
+}
+
+/* Opens the calls file `e` of the current run, or returns 0 in *f when
+** nothing in it can match. */
+static int fileOpen(fnt_calls *sc, const fnt_entry *e, uint64_t ordinal,
+                    int tail, calls_file **out){
+  const fnt_call_predicate *p = &sc->p;
+  calls_file *f;
+  uint32_t i;
+  int rc, any = 0;
+  *out = 0;
+  /* The entry's bounds cover every row, open ones included. */
+  if( e->t_min>p->t1 || e->t_max<p->t0 ){
+    sc->stats.files_skipped++;
+    return FNT_OK;
+  }
+  if( sc->nopen==sc->capopen ){
+    size_t nNew = sc->capopen ? sc->capopen*2 : 8;
+    calls_file *a = fnt_realloc(sc->open, nNew*sizeof(calls_file));
+    if( a==0 ) return nomem(sc);
+    sc->open = a;
+    sc->capopen = nNew;
+  }
+  f = &sc->open[sc->nopen];
+  memset(f, 0, sizeof(*f));
+  rc = fnt_segment_open(sc->st, e->path, &f->seg);
+  if( rc ) return rc;
+  sc->nopen++;
+  sc->stats.files_opened++;
+  if( f->seg->table!=FNT_TABLE_CALLS ){
+    return fnt_err(sc->st, FNT_E_CORRUPT, "%s: holds table %d, the manifest "
+                   "says %d", f->seg->full_path, f->seg->table, FNT_TABLE_CALLS);
+  }
+  f->tail = tail;
+  f->ordinal = ordinal;
+  f->thread_ix = -1;
+  if( p->thread>=0 ){
+    for(i=0; i<f->seg->nthreads && f->seg->threads[i]!=(uint64_t)p->thread; i++){}
+    if( i==f->seg->nthreads ) goto nothing;
+    f->thread_ix = i;
+  }
+  f->keys = fnt_calloc((size_t)f->seg->nfuncs+1, sizeof(char*));
+  if( f->keys==0 ) return nomem(sc);
+  for(i=0; i<f->seg->nfuncs; i++){
+    const fnt_function *fn = &f->seg->funcs[i];
+    if( fn->stable_id ){
+      f->keys[i] = fnt_strdup(fn->stable_id);
+    }else{
+      size_t n = strlen(fn->symbol);
+      f->keys[i] = fnt_malloc(n+2);
+      if( f->keys[i] ){ f->keys[i][0] = '?'; memcpy(f->keys[i]+1, fn->symbol, n+1); }
+    }
+    if( f->keys[i]==0 ) return nomem(sc);
+  }
+  if( sc->key ){
+    f->fnmatch = fnt_calloc((size_t)f->seg->nfuncs+1, 1);
+    if( f->fnmatch==0 ) return nomem(sc);
+    for(i=0; i<f->seg->nfuncs; i++){
+      f->fnmatch[i] = strcmp(f->keys[i], sc->key)==0;
+      any |= f->fnmatch[i];
+    }
+    if( !any ) goto nothing;
+  }
+  *out = f;
+  return FNT_OK;
+nothing:
+  sc->stats.files_skipped++;
+  fileClose(sc, f);
+  sc->nopen--;
+  return FNT_OK;
+}
+
+/* 1 when row group `rg` of `f` may hold a match. */
+static int rgMayMatch(const fnt_calls *sc, const calls_file *f, uint32_t rg){
+  const fnt_call_predicate *p = &sc->p;
+  const fnt_seg_rg *g = &f->seg->rgs[rg];
+  const fnt_calls_rg *c = &f->seg->crgs[rg];
+  if( rg>=f->seg->nclosed_rg && !f->tail ) return 0;
+  if( g->t_min>p->t1 || g->t_max<p->t0 ) return 0;
+  if( p->call_id>=0 && (p->call_id<g->seq_min || p->call_id>g->seq_max) ) return 0;
+  if( c->depth<p->depth_min || c->depth>p->depth_max ) return 0;
+  if( p->parent_id>=0 && (p->parent_id<c->parent_min || p->parent_id>c->parent_max) ) return 0;
+  if( c->dur_max<p->dur_min ) return 0;
+  if( f->thread_ix>=0 && (f->thread_ix<c->thread_min || f->thread_ix>c->thread_max) ) return 0;
+  return 1;
+}
+
+/* 1 when row i of the decoded group matches the predicate. */
+static int rowMatches(const fnt_calls *sc, const calls_file *f, size_t i){
+  const fnt_call_predicate *p = &sc->p;
+  const calls_rg *g = &sc->g;
+  int64_t start = (int64_t)g->sta[i], end = (int64_t)(g->sta[i] + g->dur[i]);
+  if( start>p->t1 || end<p->t0 ) return 0;
+  if( p->call_id>=0 && (int64_t)g->cid[i]!=p->call_id ) return 0;
+  if( p->parent_id>=0 && (int64_t)g->par[i]!=p->parent_id ) return 0;
+  if( (int64_t)g->dep[i]<p->depth_min || (int64_t)g->dep[i]>p->depth_max ) return 0;
+  if( (int64_t)g->dur[i]<p->dur_min ) return 0;
+  if( f->thread_ix>=0 && (int64_t)g->thr[i]!=f->thread_ix ) return 0;
+  if( f->fnmatch && !f->fnmatch[g->fn[i]] ) return 0;
+  return 1;
+}
+
+static void rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *c){
+  const calls_rg *g = &sc->g;
+  const fnt_function *fn = &f->seg->funcs[g->fn[i]];
+  c->repo = constText(f->seg, 1);
+  c->commit = constText(f->seg, 2);
+  c->run_id = sc->runs[sc->irun];
+  c->thread = (uint32_t)f->seg->threads[g->thr[i]];
+  c->call_id = (int64_t)g->cid[i];
+  c->depth = (int64_t)g->dep[i];
+  c->parent_id = c->depth ? (int64_t)g->par[i] : -1;
+  c->start_ns = (int64_t)g->sta[i];
+  c->dur_ns = (int64_t)g->dur[i];
+  c->end_ns = (int64_t)(g->sta[i] + g->dur[i]);
+  c->self_ns = (int64_t)g->slf[i];
+  c->key = f->keys[g->fn[i]];
+  c->stable_id = fn->stable_id;
+  c->symbol = fn->symbol;
+  c->ended_by = (int)(g->flg[i] & 3);
+  c->outermost = (int)(g->flg[i]>>2 & 1);
+}
+
+static int memMatches(const fnt_calls *sc, const fnt_callrec *r){
+  const fnt_call_predicate *p = &sc->p;
+  if( r->start>p->t1 || r->end<p->t0 ) return 0;
+  if( p->call_id>=0 && r->call_id!=p->call_id ) return 0;
+  if( p->parent_id>=0 && r->parent_id!=p->parent_id ) return 0;
+  if( (int64_t)r->depth<p->depth_min || (int64_t)r->depth>p->depth_max ) return 0;
+  if( (int64_t)((uint64_t)r->end-(uint64_t)r->start)<p->dur_min ) return 0;
+  if( p->thread>=0 && (int64_t)r->thread!=p->thread ) return 0;
+  if( sc->key && strcmp(sc->tab.keys[sc->tab.key[r->fn]], sc->key)!=0 ) return 0;
+  return 1;
+}
+
+static void rowFromMem(fnt_calls *sc, const fnt_callrec *r, fnt_call *c){
+  const fnt_function *fn = &sc->tab.fn[r->fn];
+  c->repo = sc->repo;
+  c->commit = sc->commit;
+  c->run_id = sc->runs[sc->irun];
+  c->thread = r->thread;
+  c->call_id = r->call_id;
+  c->parent_id = r->depth ? r->parent_id : -1;
+  c->depth = r->depth;
+  c->start_ns = r->start;
+  c->end_ns = r->end;
+  c->dur_ns = (int64_t)((uint64_t)r->end - (uint64_t)r->start);
+  c->self_ns = r->self;
+  c->key = sc->tab.keys[sc->tab.key[r->fn]];
+  c->stable_id = fn->stable_id;
+  c->symbol = fn->symbol;
+  c->ended_by = r->ended_by;
+  c->outermost = r->outermost;
+}
+
+/* Starts run sc->runs[sc->irun]: its files, or its replay in memory. */
+static int runStart(fnt_calls *sc){
+  const char *run = sc->runs[sc->irun];
+  int rc;
+  runReset(sc);
+  sc->run_started = 1;
+  rc = fnt_run_calls_find(sc->snap, run, &sc->files);
+  if( rc ) return nomem(sc);
+  if( !sc->files.complete ){
+    fnt_replay *r;
+    int64_t last = -1;
+    sc->in_memory = 1;
+    r = fnt_replay_new(&sc->tab, &sc->mem);
+    if( r==0 ) return nomem(sc);
+    rc = fnt_replay_run_events(sc->snap, run, 0, 0, 0, 0, r, &sc->tab, &last,
+                               &sc->repo, &sc->commit);
+    if( rc==FNT_OK ) rc = fnt_replay_open_calls(r, &sc->mem);
+    fnt_replay_free(r);
+    if( rc==FNT_E_NOMEM ) return nomem(sc);
+    return rc;
+  }
+  return FNT_OK;
+}
+
+/* The next matching call of the current run in its natural order, into
+** *c.  1 a call, 0 the run is done. */
+static int runNext(fnt_calls *sc, fnt_call *c){
+  int rc;
+  if( sc->in_memory ){
+    while( sc->imem<sc->mem.n ){
+      const fnt_callrec *r = &sc->mem.a[sc->imem++];
+      if( memMatches(sc, r) ){
+        /* Runs of format 1: rowids by run, above any file's. */
+        rowFromMem(sc, r, c);
+        sc->rowid = (uint64_t)1<<62 | (uint64_t)(fnt_hash(c->run_id, strlen(c->run_id)) & 0x3fffffff)<<32
+                  | (sc->imem-1);
+        return 1;
+      }
+    }
+    return 0;
+  }
+  for(;;){
+    if( sc->cur ){
+      while( sc->row<sc->g.n ){
+        size_t i = sc->row++;
+        sc->stats.rows_decoded++;
+        if( rowMatches(sc, sc->cur, i) ){
+          rowFromFile(sc, sc->cur, i, c);
+          sc->rowid = sc->cur->ordinal<<32 | (sc->cur->seg->rgs[sc->rg-1].first_row + i);
+          return 1;
+        }
+      }
+      while( sc->rg<sc->cur->seg->nrg && !rgMayMatch(sc, sc->cur, sc->rg) ){
+        sc->rg++;
+        sc->stats.row_groups_skipped++;
+      }
+      if( sc->rg<sc->cur->seg->nrg ){
+        rc = rgDecode(sc->st, sc->cur->seg, sc->rg++, &sc->scratch, &sc->raw, &sc->g);
+        if( rc ) return rc;
+        sc->stats.row_groups_read++;
+        sc->row = 0;
+        continue;
+      }
+      /* An unordered scan needs a file no longer once it is read. */
+      if( !sc->p.ordered ){
+        fileClose(sc, sc->cur);
+        sc->nopen--;
+      }
+      sc->cur = 0;
+    }
+    if( sc->ifile>=sc->files.nfiles ) return 0;
+    {
+      const fnt_entry *e = sc->files.files[sc->ifile];
+      uint64_t ordinal = sc->files.ordinal[sc->ifile++];
+      rc = fileOpen(sc, e, ordinal, e==sc->files.tail, &sc->cur);
+      if( rc ) return rc;
+      sc->rg = 0;
+      sc->g.n = sc->row = 0;
+    }
+  }
+}
+
+static int cmpStart(const void *a, const void *b){
+  const fnt_call *x = &((const sorted_call*)a)->c, *y = &((const sorted_call*)b)->c;
+  if( x->start_ns!=y->start_ns ) return x->start_ns<y->start_ns ? -1 : 1;
+  return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
+}
+
+/* Collects and sorts the current run's matching calls (ordered scans). */
+static int runSort(fnt_calls *sc){
+  fnt_call c;
+  int rc;
+  while( (rc = runNext(sc, &c))==1 ){
+    if( sc->nsorted==sc->capsorted ){
+      size_t nNew = sc->capsorted ? sc->capsorted*2 : 1024;
+      sorted_call *a = fnt_realloc(sc->sorted, nNew*sizeof(sorted_call));
+      if( a==0 ) return nomem(sc);
+      sc->sorted = a;
+      sc->capsorted = nNew;
+    }
+    sc->sorted[sc->nsorted].c = c;
+    sc->sorted[sc->nsorted++].rowid = sc->rowid;
+  }
+  if( rc<0 ) return rc;
+  qsort(sc->sorted, sc->nsorted, sizeof(sorted_call), cmpStart);
+  sc->isorted = 0;
+  return FNT_OK;
+}
+
+int fnt_calls_next(fnt_calls *sc, const fnt_call **row){
+  int rc;
+  if( sc==0 || row==0 ) return FNT_E_MISUSE;
+  *row = 0;
+  if( sc->p.limit>=0 && sc->yielded>=sc->p.limit ) return 0;
+  while( sc->irun<sc->nruns ){
+    if( !sc->run_started ){
+      rc = runStart(sc);
+      if( rc ) return rc;
+      if( sc->p.ordered ){
+        rc = runSort(sc);
+        if( rc ) return rc;
+      }
+    }
+    if( sc->p.ordered ){
+      if( sc->isorted<sc->nsorted ){
+        sc->rowid = sc->sorted[sc->isorted].rowid;
+        sc->row_out = sc->sorted[sc->isorted++].c;
+        rc = 1;
+      }else{
+        rc = 0;
+      }
+    }else{
+      rc = runNext(sc, &sc->row_out);
+      if( rc<0 ) return rc;
+    }
+    if( rc==1 ){
+      sc->yielded++;
+      *row = &sc->row_out;
+      return 1;
+    }
+    runReset(sc);
+    sc->irun++;
+  }
+  return 0;
+}
+
+static int cmpStr(const void *a, const void *b){
+  return strcmp(*(const char*const*)a, *(const char*const*)b);
+}
+
+/* Every run of the snapshot with events or calls, sorted, deduplicated. */
+static int allRuns(fnt_calls *sc){
+  const fnt_snapshot *s = sc->snap;
+  size_t i, j, k, cap = 0;
+  for(i=0; i<s->n_manifests; i++){
+    const fnt_manifest *m = s->manifests[i];
+    for(j=0; j<m->n; j++){
+      const fnt_entry *e = &m->entries[j];
+      size_t nk = e->table==FNT_TABLE_EVENTS && e->n_keys && !e->run_id[0] ? e->n_keys : 1;
+      if( e->table!=FNT_TABLE_EVENTS && e->table!=FNT_TABLE_CALLS ) continue;
+      for(k=0; k<nk; k++){
+        const char *run = nk>1 || (e->n_keys && !e->run_id[0]) ? e->keys[k].run_id : e->run_id;
+        if( sc->nruns==cap ){
+          size_t nNew = cap ? cap*2 : 16;
+          char **a = fnt_realloc(sc->runs, nNew*sizeof(char*));
+          if( a==0 ) return nomem(sc);
+          sc->runs = a;
+          cap = nNew;
+        }
+        sc->runs[sc->nruns] = fnt_strdup(run);
+        if( sc->runs[sc->nruns]==0 ) return nomem(sc);
+        sc->nruns++;
+      }
+    }
+  }
+  if( sc->nruns ) qsort(sc->runs, sc->nruns, sizeof(char*), cmpStr);
+  for(i=j=0; i<sc->nruns; i++){
+    if( j>0 && strcmp(sc->runs[j-1], sc->runs[i])==0 ){ fnt_free(sc->runs[i]); continue; }
+    sc->runs[j++] = sc->runs[i];
+  }
+  sc->nruns = j;
+  return FNT_OK;
+}
+
+int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p, fnt_calls **out){
+  fnt_calls *sc;
+  size_t i;
+  int rc;
+  if( out ) *out = 0;
+  if( snap==0 || p==0 || out==0 ) return FNT_E_MISUSE;
+  sc = fnt_calloc(1, sizeof(*sc));
+  if( sc==0 ) return fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
+  sc->st = snap->st;
+  sc->snap = snap;
+  snap->refs++;
+  sc->p = *p;
+  sc->p.run_ids = 0;
+  sc->p.key = 0;
+  *out = sc;
+  fnt_err_clear(sc->st);
+  if( rgAlloc(&sc->g) ) return nomem(sc);
+  if( p->key ){
+    sc->key = fnt_strdup(p->key);
+    if( sc->key==0 ) return nomem(sc);
+  }
+  if( p->n_run_ids ){
+    sc->runs = fnt_calloc(p->n_run_ids, sizeof(char*));
+    if( sc->runs==0 ) return nomem(sc);
+    for(i=0; i<p->n_run_ids; i++){
+      /* Each run once, in the order given. */
+      size_t j;
+      for(j=0; j<sc->nruns && strcmp(sc->runs[j], p->run_ids[i])!=0; j++){}
+      if( j<sc->nruns ) continue;
+      sc->runs[sc->nruns] = fnt_strdup(p->run_ids[i]);
+      if( sc->runs[sc->nruns]==0 ) return nomem(sc);
+      sc->nruns++;
+    }
+  }else{
+    rc = allRuns(sc);
+    if( rc ) return rc;
+  }
+  return FNT_OK;
+}
+
+uint64_t fnt_calls_rowid(const fnt_calls *sc){
+  return sc ? sc->rowid : 0;
+}
+
+void fnt_calls_stats_get(const fnt_calls *sc, fnt_scan_stats *out){
+  if( sc ) *out = sc->stats; else memset(out, 0, sizeof(*out));
+}
+
+void fnt_calls_close(fnt_calls *sc){
+  size_t i;
+  if( sc==0 ) return;
+  runReset(sc);
+  for(i=0; i<sc->nruns; i++) fnt_free(sc->runs[i]);
+  fnt_free(sc->runs);
+  fnt_free(sc->open);
+  fnt_free(sc->key);
+  fnt_free(sc->g.thr);
+  fnt_free(sc->sorted);
+  fnt_buf_free(&sc->scratch);
+  fnt_buf_free(&sc->raw);
+  fnt_snapshot_release(sc->snap);
+  fnt_free(sc);
+}

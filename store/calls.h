@@ -1,0 +1,135 @@
+/*
+** calls.h -- the calls of a run (SPEC §7) inside the store: the replay that
+** derives them (replay.c), the run's function table (fntab.c), calls
+** segment files (segment_write.c / segment_read.c), deriving the calls a
+** filing changes (derive.c), and reading them back (calls.c, account.c,
+** heat.c).  FORMAT.md, "Calls", gives the bytes and the invariants.
+*/
+#ifndef FNT_CALLS_H
+#define FNT_CALLS_H
+
+#include "internal.h"
+
+/* ---- fntab.c: the functions of one derivation or read, interned.
+** A function is a (symbol, stable_id) pair; its key is the stable_id, or
+** "?" followed by the symbol.  Ids are dense from 0. */
+typedef struct fnt_fntab {
+  fnt_function *fn;       /* owned strings */
+  uint32_t *key;          /* per function: its key id */
+  char **keys;            /* per key id: the key text (owned) */
+  uint32_t nfn, nkey, capfn, capkey;
+  uint32_t *fnslot, fnmask;    /* open addressing: id+1, 0 = empty */
+  uint32_t *keyslot, keymask;
+} fnt_fntab;
+
+void fnt_fntab_clear(fnt_fntab *t);
+/* The id of (symbol, stable_id) ("" stable_id = NULL), added when new.
+** @return FNT_OK or FNT_E_NOMEM. */
+int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *stable_id,
+                     uint32_t *id);
+
+/* ---- replay.c */
+/* One call as the replay produces it. */
+typedef struct fnt_callrec {
+  int64_t call_id, parent_id;   /* parent_id -1 at depth 0 */
+  int64_t start, end, self;
+  uint32_t thread;              /* thread id */
+  uint32_t fn;                  /* fnt_fntab id */
+  uint32_t parent_fn;           /* the parent's; UINT32_MAX at depth 0 */
+  uint32_t depth;
+  uint8_t ended_by, outermost;
+} fnt_callrec;
+
+typedef struct fnt_callvec {
+  fnt_callrec *a;
+  size_t n, cap;
+} fnt_callvec;
+int fnt_callvec_push(fnt_callvec *v, const fnt_callrec *c);   /* 0 or NOMEM */
+void fnt_callvec_free(fnt_callvec *v);
+
+typedef struct fnt_replay fnt_replay;
+
+/* A replay over the functions of `tab` (which must outlive it).  Calls
+** that end are appended to `out`. */
+fnt_replay *fnt_replay_new(const fnt_fntab *tab, fnt_callvec *out);
+void fnt_replay_free(fnt_replay *r);
+
+/* Feeds one event (in seq_no order).  @return FNT_OK or FNT_E_NOMEM. */
+int fnt_replay_event(fnt_replay *r, uint32_t thread, int64_t seq, int64_t t,
+                     uint32_t fn, int kind);
+
+/* Restores an open frame written by a previous derivation (its 'open'
+** row), frames of a thread in depth order.  @return FNT_OK or a code. */
+int fnt_replay_resume(fnt_replay *r, const fnt_callrec *open_row,
+                      int64_t dur_of_frame_above);
+
+/* Appends the frames still open as 'open' calls to `out`, ending each at
+** its thread's last event (the state is left as it was).  @return FNT_OK
+** or FNT_E_NOMEM. */
+int fnt_replay_open_calls(fnt_replay *r, fnt_callvec *out);
+
+/* ---- segment_write.c: a calls segment.  closed[] and open[] are
+** sorted here; the function ids index `tab`. */
+typedef struct fnt_calls_bounds {
+  int64_t t_min, t_max;    /* smallest start, largest end of every row */
+  int64_t call_min, call_max;
+} fnt_calls_bounds;
+int fnt_segment_write_calls(const char *repo, const char *commit,
+                            const char *run_id, const fnt_fntab *tab,
+                            fnt_callvec *closed, fnt_callvec *open,
+                            fnt_buf *out, fnt_calls_bounds *bounds);
+
+/* ---- derive.c: the calls a filing adds and drops. */
+struct fnt_commit;
+typedef struct fnt_derive_in {
+  const char *repo, *commit, *run_id;
+  int64_t chunk;
+  const fnt_event *ev;          /* the new chunk's events, in seq_no order */
+  size_t n;
+  const fnt_function *fns;      /* indexed by fnt_event.function */
+} fnt_derive_in;
+
+/* Derives, against `base`, the calls files that filing `in` makes, as
+** pending files appended to q->files (from index q->n_files), and the
+** calls files it supersedes in q->removed.  Records what it derived from
+** in *fingerprint.  @return FNT_OK or a negative code. */
+int fnt_derive_calls(fnt_store *st, fnt_snapshot *base,
+                     const fnt_derive_in *in, struct fnt_commit *q,
+                     uint64_t *fingerprint);
+/* Derives every call of `run_id` in `s` again, into one pending calls
+** file (compaction).  f->entry.repo is a new allocation (the caller's),
+** f->entry.run_id is borrowed.  @return FNT_OK or a negative code. */
+struct fnt_pending;
+int fnt_derive_run_calls(fnt_store *st, fnt_snapshot *s, const char *run_id,
+                         struct fnt_pending *f);
+/* What a derivation for `run_id` against `s` depends on. */
+uint64_t fnt_derive_fingerprint(const fnt_snapshot *s, const char *run_id);
+
+/* ---- calls.c: the calls of one run as the scan sees them. */
+typedef struct fnt_run_calls {
+  const fnt_entry **files;      /* the run's calls files, by seq_max */
+  uint64_t *ordinal;            /* each file's place in the snapshot */
+  size_t nfiles;
+  const fnt_entry *tail;        /* the one whose open rows count */
+  int complete;                 /* 0: derive on the fly (format 1 runs) */
+} fnt_run_calls;
+int fnt_run_calls_find(const fnt_snapshot *s, const char *run_id,
+                       fnt_run_calls *out);
+void fnt_run_calls_clear(fnt_run_calls *rc);
+
+/* Feeds `r` the events of `run_id` in `snap` with seq_no >= from_seq,
+** merged in seq_no order with extra[0..nextra) (a chunk being filed, its
+** functions `extra_fns`), interning functions in `tab`.  *last_seq gets the
+** last seq_no fed (-1 none); *repo and *commit (when not NULL) new copies
+** of the run's.  @return FNT_OK or a negative code. */
+int fnt_replay_run_events(fnt_snapshot *snap, const char *run_id,
+                          int64_t from_seq, const fnt_event *extra,
+                          size_t nextra, const fnt_function *extra_fns,
+                          fnt_replay *r, fnt_fntab *tab, int64_t *last_seq,
+                          char **repo, char **commit);
+
+/* The open rows of calls file `e`, as records (functions interned in tab). */
+int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
+                        fnt_callvec *out);
+
+#endif /* FNT_CALLS_H */

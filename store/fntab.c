@@ -1,0 +1,151 @@
+/*
+** fntab.c -- the functions of a run, interned: (symbol, stable_id) pairs to
+** dense ids, and their keys (SPEC §5: the stable_id, or "?" followed by the
+** symbol) to dense key ids, so the replay and the aggregates work on
+** integers and compare no strings per event.
+*/
+#include <string.h>
+
+#include "calls.h"
+
+static uint32_t strHash(uint32_t h, const char *z){
+  for(; *z; z++){ h ^= (unsigned char)*z; h *= 16777619u; }
+  return h;
+}
+
+static uint32_t fnHash(const char *symbol, const char *sid){
+  uint32_t h = strHash(2166136261u, symbol);
+  h ^= 0xff; h *= 16777619u;           /* separates ("ab", NULL) from ("a", "b") */
+  return sid ? strHash(h, sid) : h;
+}
+
+static int sameStr(const char *a, const char *b){
+  return a==b || (a && b && strcmp(a, b)==0);
+}
+
+void fnt_fntab_clear(fnt_fntab *t){
+  uint32_t i;
+  for(i=0; i<t->nfn; i++){
+    fnt_free((char*)t->fn[i].symbol);
+    fnt_free((char*)t->fn[i].stable_id);
+  }
+  for(i=0; i<t->nkey; i++) fnt_free(t->keys[i]);
+  fnt_free(t->fn);
+  fnt_free(t->key);
+  fnt_free(t->keys);
+  fnt_free(t->fnslot);
+  fnt_free(t->keyslot);
+  memset(t, 0, sizeof(*t));
+}
+
+/* Rebuilds an id hash of `n` ids at twice the size; hashOf(i) rehashes. */
+static int rehash(uint32_t **slots, uint32_t *mask, uint32_t n,
+                  uint32_t (*hashOf)(const fnt_fntab*, uint32_t),
+                  const fnt_fntab *t){
+  uint32_t nNew = *slots ? (*mask+1)*2 : 64, i;
+  uint32_t *a = fnt_calloc(nNew, sizeof(uint32_t));
+  if( a==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n; i++){
+    uint32_t h = hashOf(t, i) & (nNew-1);
+    while( a[h] ) h = (h+1) & (nNew-1);
+    a[h] = i+1;
+  }
+  fnt_free(*slots);
+  *slots = a;
+  *mask = nNew-1;
+  return FNT_OK;
+}
+
+static uint32_t fnHashOf(const fnt_fntab *t, uint32_t i){
+  return fnHash(t->fn[i].symbol, t->fn[i].stable_id);
+}
+static uint32_t keyHashOf(const fnt_fntab *t, uint32_t i){
+  return strHash(2166136261u, t->keys[i]);
+}
+
+/* The key id of text z (taken over: freed when it is not new). */
+static int internKey(fnt_fntab *t, char *z, uint32_t *id){
+  uint32_t h;
+  if( t->keyslot==0 && rehash(&t->keyslot, &t->keymask, 0, keyHashOf, t) ){
+    fnt_free(z);
+    return FNT_E_NOMEM;
+  }
+  h = strHash(2166136261u, z) & t->keymask;
+  while( t->keyslot[h] ){
+    uint32_t k = t->keyslot[h]-1;
+    if( strcmp(t->keys[k], z)==0 ){ fnt_free(z); *id = k; return FNT_OK; }
+    h = (h+1) & t->keymask;
+  }
+  if( t->nkey==t->capkey ){
+    uint32_t nNew = t->capkey ? t->capkey*2 : 64;
+    char **a = fnt_realloc(t->keys, nNew*sizeof(char*));
+    if( a==0 ){ fnt_free(z); return FNT_E_NOMEM; }
+    t->keys = a;
+    t->capkey = nNew;
+  }
+  t->keys[t->nkey] = z;
+  t->keyslot[h] = t->nkey+1;
+  *id = t->nkey++;
+  if( (uint64_t)t->nkey*2 > (uint64_t)t->keymask+1 ){
+    return rehash(&t->keyslot, &t->keymask, t->nkey, keyHashOf, t);
+  }
+  return FNT_OK;
+}
+
+int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
+                     uint32_t *id){
+  uint32_t h, k;
+  char *zKey;
+  fnt_function *f;
+  int rc;
+  if( symbol==0 ) symbol = "";
+  if( sid && sid[0]==0 ) sid = 0;
+  if( t->fnslot==0 && rehash(&t->fnslot, &t->fnmask, 0, fnHashOf, t) ) return FNT_E_NOMEM;
+  h = fnHash(symbol, sid) & t->fnmask;
+  while( t->fnslot[h] ){
+    uint32_t i = t->fnslot[h]-1;
+    if( strcmp(t->fn[i].symbol, symbol)==0 && sameStr(t->fn[i].stable_id, sid) ){
+      *id = i;
+      return FNT_OK;
+    }
+    h = (h+1) & t->fnmask;
+  }
+  if( t->nfn==UINT32_MAX-1 ) return FNT_E_NOMEM;
+  if( t->nfn==t->capfn ){
+    uint32_t nNew = t->capfn ? t->capfn*2 : 64;
+    fnt_function *a = fnt_realloc(t->fn, nNew*sizeof(fnt_function));
+    uint32_t *b;
+    if( a==0 ) return FNT_E_NOMEM;
+    t->fn = a;
+    b = fnt_realloc(t->key, nNew*sizeof(uint32_t));
+    if( b==0 ) return FNT_E_NOMEM;
+    t->key = b;
+    t->capfn = nNew;
+  }
+  if( sid ){
+    zKey = fnt_strdup(sid);
+  }else{
+    size_t n = strlen(symbol);
+    zKey = fnt_malloc(n+2);
+    if( zKey ){ zKey[0] = '?'; memcpy(zKey+1, symbol, n+1); }
+  }
+  if( zKey==0 ) return FNT_E_NOMEM;
+  rc = internKey(t, zKey, &k);
+  if( rc ) return rc;
+  f = &t->fn[t->nfn];
+  memset(f, 0, sizeof(*f));
+  f->symbol = fnt_strdup(symbol);
+  f->stable_id = fnt_strdup(sid);
+  if( f->symbol==0 || (sid && f->stable_id==0) ){
+    fnt_free((char*)f->symbol);
+    fnt_free((char*)f->stable_id);
+    return FNT_E_NOMEM;
+  }
+  t->key[t->nfn] = k;
+  t->fnslot[h] = t->nfn+1;
+  *id = t->nfn++;
+  if( (uint64_t)t->nfn*2 > (uint64_t)t->fnmask+1 ){
+    return rehash(&t->fnslot, &t->fnmask, t->nfn, fnHashOf, t);
+  }
+  return FNT_OK;
+}
