@@ -147,7 +147,8 @@ static int rgDecode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
   }
   for(i=0; i<n; i++){
     g->dur[i] = (uint64_t)fnt_unzigzag(g->dur[i]);
-    g->slf[i] = (uint64_t)fnt_unzigzag(g->slf[i]);
+    /* stored: the time in children, dur - self */
+    g->slf[i] = g->dur[i] - (uint64_t)fnt_unzigzag(g->slf[i]);
     if( (g->flg[i] & 3)>FNT_ENDED_OPEN ) g->flg[i] = FNT_ENDED_OPEN;
   }
   g->n = n;
@@ -561,7 +562,7 @@ static int runSort(fnt_calls *sc){
     sc->sorted[sc->nsorted++].rowid = sc->rowid;
   }
   if( rc<0 ) return rc;
-  qsort(sc->sorted, sc->nsorted, sizeof(sorted_call), cmpStart);
+  if( sc->nsorted>1 ) qsort(sc->sorted, sc->nsorted, sizeof(sorted_call), cmpStart);
   sc->isorted = 0;
   return FNT_OK;
 }

@@ -357,7 +357,7 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
       if( rc==1 ){ rc = 0; goto cleanup; }   /* filed by a racing commit */
       goto fail;
     }
-    if( q->derive && attempt>0 && q->fingerprint(s, q)!=fingerprint ){
+    if( q->derive && q->fingerprint(s, q)!=fingerprint ){
       /* A racing commit changed what the derived files derive from. */
       fnt_commit_underive(st, q);
       rc = q->derive(st, s, q, &fingerprint);

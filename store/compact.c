@@ -122,7 +122,7 @@ static int planCalls(const fnt_snapshot *s, compact_plan *plan){
       }
     }
   }
-  qsort(all, n, sizeof(*all), cmpRunEntry);
+  if( n>1 ) qsort(all, n, sizeof(*all), cmpRunEntry);
   for(i=0; i<n; i=j){
     int64_t evMax = -1, callsMax = -1;
     uint64_t rows = 0;

@@ -79,11 +79,16 @@ int fnt_replay_run_events(fnt_snapshot *snap, const char *run_id,
   memset(maps, 0, sizeof(maps));
   *last_seq = -1;
   if( nextra ){
-    extraIds = fnt_malloc(nextra*sizeof(uint32_t));
+    /* The chunk's function indexes -> fntab ids, each interned once. */
+    uint32_t maxFn = 0;
+    for(i=0; i<nextra; i++) if( extra[i].function>maxFn ) maxFn = extra[i].function;
+    extraIds = fnt_malloc(((size_t)maxFn+1)*sizeof(uint32_t));
     if( extraIds==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+    memset(extraIds, 0xff, ((size_t)maxFn+1)*sizeof(uint32_t));
     for(i=0; i<nextra; i++){
-      const fnt_function *f = &extra_fns[extra[i].function];
-      if( fnt_fntab_intern(tab, f->symbol, f->stable_id, &extraIds[i]) ){
+      uint32_t k = extra[i].function;
+      if( extraIds[k]!=UINT32_MAX ) continue;
+      if( fnt_fntab_intern(tab, extra_fns[k].symbol, extra_fns[k].stable_id, &extraIds[k]) ){
         rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
         goto done;
       }
@@ -124,7 +129,7 @@ int fnt_replay_run_events(fnt_snapshot *snap, const char *run_id,
     }else if( x<nextra ){
       const fnt_event *e = &extra[x];
       seq = (int64_t)e->seq_no;
-      rc = fnt_replay_event(r, e->thread, seq, (int64_t)e->t_ns, extraIds[x], e->kind);
+      rc = fnt_replay_event(r, e->thread, seq, (int64_t)e->t_ns, extraIds[e->function], e->kind);
       x++;
     }else{
       break;

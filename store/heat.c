@@ -1,9 +1,9 @@
 /*
-** heat.c -- fnt_heat (SPEC §5) and fnt_callgraph (SPEC §7) from the
-** aggregates the store keeps with a run's calls: each calls file's footer
-** sums its ended calls per function and per caller -> callee edge, so a
-** run's figures add up O(functions x files), plus the tail file's few open
-** frames.  A run without complete calls (format 1) is replayed in memory.
+** heat.c -- fnt_heat (SPEC §5) from the aggregates the store keeps with a
+** run's calls: each calls file's footer sums its ended calls per function,
+** so a run's heat adds up O(functions x files), plus the tail file's few
+** open frames.  A run without complete calls (format 1) is replayed in
+** memory.  And fnt_callgraph (SPEC §7), from one pass over the calls.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +11,11 @@
 #include "calls.h"
 #include "segment.h"
 
-/* Sums per key id of a fnt_fntab, and per (caller key, callee key) edge. */
+/* Sums per key id of a fnt_fntab. */
 typedef struct run_sums {
   fnt_fntab tab;
   uint64_t *incl, *self, *calls;
   uint32_t nkey;
-  fnt_calls_edge *edge;        /* caller: key id + 1 (0 none), callee: key id */
-  size_t nedge, capedge;
-  uint64_t *slot;
-  size_t mask;
 } run_sums;
 
 static void sumsClear(run_sums *s){
@@ -27,8 +23,6 @@ static void sumsClear(run_sums *s){
   fnt_free(s->incl);
   fnt_free(s->self);
   fnt_free(s->calls);
-  fnt_free(s->edge);
-  fnt_free(s->slot);
   memset(s, 0, sizeof(*s));
 }
 
@@ -51,52 +45,6 @@ static int sumsKeys(run_sums *s){
   return FNT_OK;
 }
 
-static uint64_t edgeHash(uint32_t a, uint32_t b){
-  return ((uint64_t)a<<32 | b) * 0x9E3779B97F4A7C15ull >> 16;
-}
-
-static int sumsEdge(run_sums *s, uint32_t caller, uint32_t callee,
-                    int64_t calls, int64_t total, int64_t self){
-  uint64_t h;
-  size_t i;
-  if( s->slot==0 || (s->nedge+1)*2 > s->mask+1 ){
-    size_t nNew = s->slot ? (s->mask+1)*2 : 256;
-    uint64_t *a = fnt_calloc(nNew, sizeof(uint64_t));
-    if( a==0 ) return FNT_E_NOMEM;
-    for(i=0; i<s->nedge; i++){
-      for(h=edgeHash(s->edge[i].caller, s->edge[i].callee); a[h&(nNew-1)]; h++){}
-      a[h&(nNew-1)] = i+1;
-    }
-    fnt_free(s->slot);
-    s->slot = a;
-    s->mask = nNew-1;
-  }
-  for(h=edgeHash(caller, callee); s->slot[h&s->mask]; h++){
-    fnt_calls_edge *e = &s->edge[s->slot[h&s->mask]-1];
-    if( e->caller==caller && e->callee==callee ){
-      e->calls += calls;
-      e->total = (int64_t)((uint64_t)e->total + (uint64_t)total);
-      e->self = (int64_t)((uint64_t)e->self + (uint64_t)self);
-      return FNT_OK;
-    }
-  }
-  if( s->nedge==s->capedge ){
-    size_t nNew = s->capedge ? s->capedge*2 : 256;
-    fnt_calls_edge *a = fnt_realloc(s->edge, nNew*sizeof(*a));
-    if( a==0 ) return FNT_E_NOMEM;
-    s->edge = a;
-    s->capedge = nNew;
-  }
-  s->slot[h&s->mask] = s->nedge+1;
-  s->edge[s->nedge].caller = caller;
-  s->edge[s->nedge].callee = callee;
-  s->edge[s->nedge].calls = calls;
-  s->edge[s->nedge].total = total;
-  s->edge[s->nedge].self = self;
-  s->nedge++;
-  return FNT_OK;
-}
-
 /* Adds calls given as records (functions of s->tab). */
 static int sumsAddCalls(run_sums *s, const fnt_callvec *v){
   size_t i;
@@ -108,8 +56,6 @@ static int sumsAddCalls(run_sums *s, const fnt_callvec *v){
     s->calls[k]++;
     s->self[k] += (uint64_t)c->self;
     if( c->outermost ) s->incl[k] += d;
-    if( sumsEdge(s, c->parent_fn==UINT32_MAX ? 0 : s->tab.key[c->parent_fn]+1, k,
-                 1, (int64_t)d, c->self) ) return FNT_E_NOMEM;
   }
   return FNT_OK;
 }
@@ -135,11 +81,6 @@ static int sumsAddFile(fnt_store *st, run_sums *s, const fnt_entry *e){
     s->calls[k] += (uint64_t)seg->aggs[i].calls;
     s->incl[k] += (uint64_t)seg->aggs[i].incl;
     s->self[k] += (uint64_t)seg->aggs[i].self;
-  }
-  for(i=0; i<seg->nedges; i++){
-    const fnt_calls_edge *g = &seg->edges[i];
-    uint32_t caller = g->caller ? s->tab.key[ids[g->caller-1]]+1 : 0;
-    if( sumsEdge(s, caller, s->tab.key[ids[g->callee]], g->calls, g->total, g->self) ) goto nomem;
   }
   goto done;
 nomem:
@@ -223,8 +164,17 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
 }
 
 /* ------------------------------------------------------------- call graph */
+/* Edges are added up from the calls themselves: a call's caller is the key
+** of the call named by its parent_id, which may end later (in a later
+** file), so the run's calls are read once into arrays, then joined. */
+typedef struct edge_acc {
+  uint32_t caller;             /* key id + 1; 0 at depth 0 */
+  uint32_t callee;
+  int64_t calls, total, self;
+} edge_acc;
+
 struct fnt_callgraph {
-  run_sums s;
+  fnt_fntab tab;
   fnt_edge_row *rows;
   size_t n;
 };
@@ -234,9 +184,14 @@ const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g){ return g ? g->ro
 
 void fnt_callgraph_free(fnt_callgraph *g){
   if( g==0 ) return;
-  sumsClear(&g->s);
+  fnt_fntab_clear(&g->tab);
   fnt_free(g->rows);
   fnt_free(g);
+}
+
+static uint64_t mix64(uint64_t x){
+  x ^= x>>33; x *= 0xff51afd7ed558ccdull; x ^= x>>33;
+  return x;
 }
 
 static int cmpEdgeRow(const void *a, const void *b){
@@ -251,32 +206,110 @@ static int cmpEdgeRow(const void *a, const void *b){
   return strcmp(x->callee_key, y->callee_key);
 }
 
+typedef struct call_row { int64_t id, parent, dur, self; uint32_t key; } call_row;
+
 int fnt_callgraph_compute(fnt_snapshot *snap, const char *run_id, fnt_callgraph **out){
+  fnt_store *st;
   fnt_callgraph *g;
-  size_t i;
+  fnt_call_predicate p;
+  fnt_calls *sc = 0;
+  const fnt_call *c;
+  call_row *rows = 0;
+  size_t n = 0, cap = 0, i, mask = 0, nedge = 0;
+  uint64_t *byId = 0, *edgeSlot = 0;
+  edge_acc *edge = 0;
   int rc;
+
   if( out ) *out = 0;
   if( snap==0 || out==0 ) return FNT_E_MISUSE;
-  if( run_id==0 ) return fnt_err(snap->st, FNT_E_MISUSE, "fnt_callgraph_compute: run_id is NULL");
-  fnt_err_clear(snap->st);
+  st = snap->st;
+  if( run_id==0 ) return fnt_err(st, FNT_E_MISUSE, "fnt_callgraph_compute: run_id is NULL");
   g = fnt_calloc(1, sizeof(*g));
-  if( g==0 ) return fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
-  rc = runSums(snap, run_id, &g->s);
-  if( rc==FNT_OK ){
-    g->rows = fnt_calloc(g->s.nedge+1, sizeof(fnt_edge_row));
-    if( g->rows==0 ) rc = fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
+  if( g==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  fnt_call_predicate_init(&p);
+  p.run_ids = &run_id;
+  p.n_run_ids = 1;
+  rc = fnt_calls_open(snap, &p, &sc);
+  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+    uint32_t fn;
+    rc = FNT_OK;
+    if( n==cap ){
+      size_t nNew = cap ? cap*2 : 1024;
+      call_row *a = fnt_realloc(rows, nNew*sizeof(call_row));
+      if( a==0 ) goto nomem;
+      rows = a;
+      cap = nNew;
+    }
+    if( fnt_fntab_intern(&g->tab, c->symbol, c->stable_id, &fn) ) goto nomem;
+    rows[n].id = c->call_id;
+    rows[n].parent = c->parent_id;
+    rows[n].dur = c->dur_ns;
+    rows[n].self = c->self_ns;
+    rows[n].key = g->tab.key[fn];
+    n++;
   }
-  for(i=0; rc==FNT_OK && i<g->s.nedge; i++){
-    const fnt_calls_edge *e = &g->s.edge[i];
+  if( rc<0 ) goto done;
+  /* call_id -> row, open addressing at most half full. */
+  for(mask=1; mask<2*n+2; mask<<=1){}
+  mask--;
+  byId = fnt_calloc(mask+1, sizeof(uint64_t));
+  edgeSlot = fnt_calloc(mask+1, sizeof(uint64_t));
+  edge = fnt_malloc((n+1)*sizeof(edge_acc));
+  if( byId==0 || edgeSlot==0 || edge==0 ) goto nomem;
+  for(i=0; i<n; i++){
+    uint64_t h = mix64((uint64_t)rows[i].id);
+    while( byId[h & mask] ) h++;
+    byId[h & mask] = i+1;
+  }
+  for(i=0; i<n; i++){
+    uint32_t caller = 0;
+    uint64_t h;
+    if( rows[i].parent>=0 ){
+      for(h=mix64((uint64_t)rows[i].parent); byId[h & mask]; h++){
+        const call_row *q = &rows[byId[h & mask]-1];
+        if( q->id==rows[i].parent ){ caller = q->key+1; break; }
+      }
+    }
+    for(h=mix64((uint64_t)caller<<32 | rows[i].key); edgeSlot[h & mask]; h++){
+      edge_acc *e = &edge[edgeSlot[h & mask]-1];
+      if( e->caller==caller && e->callee==rows[i].key ) break;
+    }
+    if( edgeSlot[h & mask]==0 ){
+      edge_acc *e = &edge[nedge];
+      memset(e, 0, sizeof(*e));
+      e->caller = caller;
+      e->callee = rows[i].key;
+      edgeSlot[h & mask] = ++nedge;
+    }
+    {
+      edge_acc *e = &edge[edgeSlot[h & mask]-1];
+      e->calls++;
+      e->total = (int64_t)((uint64_t)e->total + (uint64_t)rows[i].dur);
+      e->self = (int64_t)((uint64_t)e->self + (uint64_t)rows[i].self);
+    }
+  }
+  g->rows = fnt_calloc(nedge+1, sizeof(fnt_edge_row));
+  if( g->rows==0 ) goto nomem;
+  for(i=0; i<nedge; i++){
     fnt_edge_row *r = &g->rows[g->n++];
-    r->caller_key = e->caller ? g->s.tab.keys[e->caller-1] : 0;
-    r->callee_key = g->s.tab.keys[e->callee];
-    r->calls = e->calls;
-    r->total_ns = e->total;
-    r->self_ns = e->self;
+    r->caller_key = edge[i].caller ? g->tab.keys[edge[i].caller-1] : 0;
+    r->callee_key = g->tab.keys[edge[i].callee];
+    r->calls = edge[i].calls;
+    r->total_ns = edge[i].total;
+    r->self_ns = edge[i].self;
   }
+  if( g->n>1 ) qsort(g->rows, g->n, sizeof(fnt_edge_row), cmpEdgeRow);
+  rc = FNT_OK;
+  goto done;
+nomem:
+  rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory building its call graph", run_id);
+done:
+  fnt_calls_close(sc);
+  fnt_free(rows);
+  fnt_free(byId);
+  fnt_free(edgeSlot);
+  fnt_free(edge);
   if( rc ){ fnt_callgraph_free(g); return rc; }
-  qsort(g->rows, g->n, sizeof(fnt_edge_row), cmpEdgeRow);
   *out = g;
   return FNT_OK;
 }

@@ -42,12 +42,7 @@ typedef struct fnt_calls_agg {
   int64_t calls, incl, self;
 } fnt_calls_agg;
 
-/* Per caller -> callee edge of a calls segment's closed calls. */
-typedef struct fnt_calls_edge {
-  uint32_t caller;          /* function index + 1; 0: depth 0 */
-  uint32_t callee;
-  int64_t calls, total, self;
-} fnt_calls_edge;
+
 
 /* The trailer: u64 footer stored length, u64 footer raw length, u64
 ** checksum of the stored footer, magic.  The footer is zstd-compressed
@@ -133,8 +128,6 @@ typedef struct fnt_segment {
   uint32_t nclosed_rg;
   fnt_calls_rg *crgs;
   fnt_calls_agg *aggs;      /* per function */
-  fnt_calls_edge *edges;
-  uint32_t nedges;
 } fnt_segment;
 
 /* Opens a segment (or finds it in the handle's cache) and verifies its

@@ -34,18 +34,16 @@ static void segmentFree(fnt_segment *s){
   fnt_free(s->rgs);
   fnt_free(s->crgs);
   fnt_free(s->aggs);
-  fnt_free(s->edges);
   fnt_free(s->path);
   fnt_free(s->full_path);
   fnt_free(s);
 }
 
 /* The calls section of a calls segment's footer (FORMAT.md, "Calls
-** segments"): the closed row-group count, per-group bounds, per-function
-** aggregates and per-edge sums. */
+** segments"): the closed row-group count, per-group bounds and
+** per-function aggregates. */
 static int parseCallsSection(fnt_segment *s, fnt_rd *r){
   uint64_t n, i;
-#define LEFT ((uint64_t)(r->end - r->p))
   n = fnt_get_varint(r);
   if( !r->ok || n>s->nrg ) return FNT_E_CORRUPT;
   s->nclosed_rg = (uint32_t)n;
@@ -66,22 +64,7 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r){
     s->aggs[i].incl = fnt_unzigzag(fnt_get_varint(r));
     s->aggs[i].self = fnt_unzigzag(fnt_get_varint(r));
   }
-  n = fnt_get_varint(r);
-  if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
-  s->edges = fnt_calloc((size_t)n+1, sizeof(fnt_calls_edge));
-  if( s->edges==0 ) return FNT_E_NOMEM;
-  s->nedges = (uint32_t)n;
-  for(i=0; i<n && r->ok; i++){
-    fnt_calls_edge *e = &s->edges[i];
-    e->caller = (uint32_t)fnt_get_varint(r);
-    e->callee = (uint32_t)fnt_get_varint(r);
-    e->calls = (int64_t)fnt_get_varint(r);
-    e->total = fnt_unzigzag(fnt_get_varint(r));
-    e->self = fnt_unzigzag(fnt_get_varint(r));
-    if( e->caller>s->nfuncs || e->callee>=s->nfuncs ) return FNT_E_CORRUPT;
-  }
   return r->ok ? FNT_OK : FNT_E_CORRUPT;
-#undef LEFT
 }
 
 /* Parses a footer already checked against its checksum; every count is

@@ -354,56 +354,6 @@ static int cmpCall(const void *a, const void *b){
   return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
 }
 
-/* Per function and per (caller, callee) edge: the closed calls' sums. */
-typedef struct calls_sums {
-  fnt_calls_agg *agg;          /* per segment function */
-  fnt_calls_edge *edge;
-  size_t nedge, capedge;
-  uint64_t *slot;              /* edge index+1 by (caller, callee) hash */
-  size_t mask;
-} calls_sums;
-
-static int sumsEdge(calls_sums *m, uint32_t caller, uint32_t callee,
-                    fnt_calls_edge **out){
-  uint64_t h;
-  size_t i;
-  if( m->slot==0 || (m->nedge+1)*2 > m->mask+1 ){
-    size_t nNew = m->slot ? (m->mask+1)*2 : 256;
-    uint64_t *a = fnt_calloc(nNew, sizeof(uint64_t));
-    if( a==0 ) return FNT_E_NOMEM;
-    for(i=0; i<m->nedge; i++){
-      h = (((uint64_t)m->edge[i].caller<<32 | m->edge[i].callee) * 0x9E3779B97F4A7C15ull) >> 20;
-      while( a[h & (nNew-1)] ) h++;
-      a[h & (nNew-1)] = i+1;
-    }
-    fnt_free(m->slot);
-    m->slot = a;
-    m->mask = nNew-1;
-  }
-  h = (((uint64_t)caller<<32 | callee) * 0x9E3779B97F4A7C15ull) >> 20;
-  for(;; h++){
-    uint64_t v = m->slot[h & m->mask];
-    if( v==0 ) break;
-    if( m->edge[v-1].caller==caller && m->edge[v-1].callee==callee ){
-      *out = &m->edge[v-1];
-      return FNT_OK;
-    }
-  }
-  if( m->nedge==m->capedge ){
-    size_t nNew = m->capedge ? m->capedge*2 : 256;
-    fnt_calls_edge *a = fnt_realloc(m->edge, nNew*sizeof(fnt_calls_edge));
-    if( a==0 ) return FNT_E_NOMEM;
-    m->edge = a;
-    m->capedge = nNew;
-  }
-  m->slot[h & m->mask] = m->nedge+1;
-  *out = &m->edge[m->nedge++];
-  memset(*out, 0, sizeof(**out));
-  (*out)->caller = caller;
-  (*out)->callee = callee;
-  return FNT_OK;
-}
-
 /* The rows [first, first+m) of `v` into the row group's columns, and the
 ** group's footer entry and chunks. */
 static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnIdx,
@@ -412,7 +362,7 @@ static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnId
                             fnt_buf *footer, fnt_calls_rg *crg){
   uint64_t *thr = cols, *cid = cols + FNT_CALLS_RG_ROWS, *par = cols + 2*FNT_CALLS_RG_ROWS;
   uint64_t *dep = cols + 3*FNT_CALLS_RG_ROWS, *sta = cols + 4*FNT_CALLS_RG_ROWS;
-  uint64_t *dur = cols + 5*FNT_CALLS_RG_ROWS, *slf = cols + 6*FNT_CALLS_RG_ROWS;
+  uint64_t *dur = cols + 5*FNT_CALLS_RG_ROWS, *kid = cols + 6*FNT_CALLS_RG_ROWS;
   uint64_t *fn = cols + 7*FNT_CALLS_RG_ROWS, *flg = cols + 8*FNT_CALLS_RG_ROWS;
   int64_t cmin = INT64_MAX, cmax = INT64_MIN, tmin = INT64_MAX, tmax = INT64_MIN;
   size_t i;
@@ -428,7 +378,7 @@ static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnId
     dep[i] = c->depth;
     sta[i] = (uint64_t)c->start;
     dur[i] = (uint64_t)d;
-    slf[i] = (uint64_t)c->self;
+    kid[i] = (uint64_t)d - (uint64_t)c->self;   /* 0 for every leaf */
     fn[i] = fnIdx[c->fn];
     flg[i] = (uint64_t)c->ended_by | (uint64_t)c->outermost<<2;
     if( c->call_id<cmin ) cmin = c->call_id;
@@ -452,7 +402,7 @@ static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnId
   raw->len = 0; encodeDeltaVarint(dep, m, raw);    emitChunk(file, footer, raw);
   raw->len = 0; encodeDeltaVarint(sta, m, raw);    emitChunk(file, footer, raw);
   raw->len = 0; encodeZigzagVarint(dur, m, raw);   emitChunk(file, footer, raw);
-  raw->len = 0; encodeZigzagVarint(slf, m, raw);   emitChunk(file, footer, raw);
+  raw->len = 0; encodeZigzagVarint(kid, m, raw);   emitChunk(file, footer, raw);
   raw->len = 0; encodeBitPacked(fn, m, raw);       emitChunk(file, footer, raw);
   raw->len = 0; encodeBitPacked(flg, m, raw);      emitChunk(file, footer, raw);
 }
@@ -488,16 +438,15 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
   uint64_t *cols = 0, *threads = 0;
   uint32_t *fnIdx = 0, *used = 0, nthreads = 0, nfn = 0, nrg = 0, nclosed, i;
-  calls_sums sums;
+  fnt_calls_agg *agg = 0;
   fnt_event *tev = 0;
   size_t k, nall = closed->n + open->n;
   int rc = FNT_E_NOMEM;
 
-  memset(&sums, 0, sizeof(sums));
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
   bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
-  qsort(closed->a, closed->n, sizeof(fnt_callrec), cmpCall);
-  qsort(open->a, open->n, sizeof(fnt_callrec), cmpCall);
+  if( closed->n>1 ) qsort(closed->a, closed->n, sizeof(fnt_callrec), cmpCall);
+  if( open->n>1 ) qsort(open->a, open->n, sizeof(fnt_callrec), cmpCall);
 
   /* The functions the rows use, renumbered densely; the thread dictionary
   ** (fnt_distinct_threads wants events: lend it the thread ids). */
@@ -510,27 +459,18 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   for(k=0; k<nall; k++){
     const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
     if( fnIdx[c->fn]==UINT32_MAX ){ fnIdx[c->fn] = nfn; used[nfn++] = c->fn; }
-    if( c->parent_fn!=UINT32_MAX && fnIdx[c->parent_fn]==UINT32_MAX ){
-      fnIdx[c->parent_fn] = nfn; used[nfn++] = c->parent_fn;
-    }
     tev[k].thread = c->thread;
   }
   if( fnt_distinct_threads(tev, nall, &threads, &nthreads) ) goto done;
-  sums.agg = fnt_calloc((size_t)nfn+1, sizeof(fnt_calls_agg));
-  if( sums.agg==0 ) goto done;
+  agg = fnt_calloc((size_t)nfn+1, sizeof(fnt_calls_agg));
+  if( agg==0 ) goto done;
   for(k=0; k<closed->n; k++){
     const fnt_callrec *c = &closed->a[k];
     uint64_t d = (uint64_t)c->end - (uint64_t)c->start;
-    fnt_calls_agg *a = &sums.agg[fnIdx[c->fn]];
-    fnt_calls_edge *e;
+    fnt_calls_agg *a = &agg[fnIdx[c->fn]];
     a->calls++;
     a->self = (int64_t)((uint64_t)a->self + (uint64_t)c->self);
     if( c->outermost ) a->incl = (int64_t)((uint64_t)a->incl + d);
-    if( sumsEdge(&sums, c->parent_fn==UINT32_MAX ? 0 : fnIdx[c->parent_fn]+1,
-                 fnIdx[c->fn], &e) ) goto done;
-    e->calls++;
-    e->total = (int64_t)((uint64_t)e->total + d);
-    e->self = (int64_t)((uint64_t)e->self + (uint64_t)c->self);
   }
   for(k=0; k<nall; k++){
     const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
@@ -585,18 +525,9 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fnt_put_varint(&footer, nclosed);
   fnt_buf_append(&footer, extra.data, extra.len);
   for(i=0; i<nfn; i++){
-    fnt_put_varint(&footer, (uint64_t)sums.agg[i].calls);
-    fnt_put_varint(&footer, fnt_zigzag(sums.agg[i].incl));
-    fnt_put_varint(&footer, fnt_zigzag(sums.agg[i].self));
-  }
-  fnt_put_varint(&footer, sums.nedge);
-  for(k=0; k<sums.nedge; k++){
-    const fnt_calls_edge *e = &sums.edge[k];
-    fnt_put_varint(&footer, e->caller);
-    fnt_put_varint(&footer, e->callee);
-    fnt_put_varint(&footer, (uint64_t)e->calls);
-    fnt_put_varint(&footer, fnt_zigzag(e->total));
-    fnt_put_varint(&footer, fnt_zigzag(e->self));
+    fnt_put_varint(&footer, (uint64_t)agg[i].calls);
+    fnt_put_varint(&footer, fnt_zigzag(agg[i].incl));
+    fnt_put_varint(&footer, fnt_zigzag(agg[i].self));
   }
   if( groups.failed || extra.failed ) goto done;
   rc = finishFile(out, &footer);
@@ -610,8 +541,6 @@ done:
   fnt_free(fnIdx);
   fnt_free(used);
   fnt_free(tev);
-  fnt_free(sums.agg);
-  fnt_free(sums.edge);
-  fnt_free(sums.slot);
+  fnt_free(agg);
   return rc;
 }
