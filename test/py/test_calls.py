@@ -514,10 +514,10 @@ def diffdb():
     c = connect(tmpdir("calls-diff-"))
     c.execute(SCHEMA)
     rng = random.Random(20261203)
-    facts = {"runs": [], "threads": set(), "ids": [], "keys": set(), "t": []}
+    facts = {"runs": [], "by_run": {}}
     for i in range(6):
         run_id = ["d-a", "d-b", "7", "d 'q'", "d-e", "d-f"][i]
-        evs = random_events(rng, 600)
+        evs = random_events(rng, 1500)
         nchunks = rng.randint(1, 4)
         parts = split(rng, evs, nchunks)
         filed = []
@@ -530,44 +530,46 @@ def diffdb():
         calls = ref_calls(as_rows("acme/d", "abc", run_id, filed))
         c.executemany("INSERT INTO rc VALUES (%s)" % ",".join("?" * 16), calls)
         facts["runs"].append(run_id)
-        for r in calls:
-            facts["threads"].add(r[C["thread"]])
-            facts["ids"].append(r[C["call_id"]])
-            facts["keys"].add(r[C["key"]])
-            facts["t"] += [r[C["start_ns"]], r[C["end_ns"]]]
+        facts["by_run"][run_id] = {
+            "threads": sorted({r[C["thread"]] for r in calls}) or [0],
+            "ids": [r[C["call_id"]] for r in calls] or [0],
+            "keys": sorted({r[C["key"]] for r in calls}) or ["?f0"],
+            "t": [r[C[x]] for r in calls for x in ("start_ns", "end_ns")] or [0]}
     c.commit()
-    facts["threads"] = sorted(facts["threads"])
-    facts["keys"] = sorted(facts["keys"])
     yield c, facts
     c.close()
 
 
-def atom(rng, f, params):
+def atom(rng, f, params, run):
+    """One constraint; its values mostly from the calls of `run`."""
     def p(v):
         params.append(v)
         return "?"
+    g = f["by_run"][run if rng.random() < 0.85 else rng.choice(f["runs"])]
     k = rng.randrange(13)
     if k < 3:
-        return "run_id = " + p(rng.choice(f["runs"] + ["nope"]))
+        return "run_id = " + p(rng.choice([run] * 4 + f["runs"] + ["nope"]))
     if k == 3:
-        return "run_id IN (%s, %s)" % (p(rng.choice(f["runs"])), p(rng.choice(f["runs"])))
+        return "run_id IN (%s, %s)" % (p(run), p(rng.choice(f["runs"])))
     if k == 4:
-        return "thread = " + p(rng.choice(f["threads"] + [3]))
+        return "thread = " + p(rng.choice(g["threads"] + [3]))
     if k == 5:
-        return "call_id = " + p(rng.choice(f["ids"]))
+        return "call_id = " + p(rng.choice(g["ids"]))
     if k == 6:
-        return "parent_id = " + p(rng.choice(f["ids"]))
+        return "parent_id = " + p(rng.choice(g["ids"]))
     if k == 7:
-        a = rng.randint(0, 6)
-        return rng.choice(["depth >= %s" % p(a), "depth <= %s" % p(a), "depth = %s" % p(a),
-                           "depth BETWEEN %s AND %s" % (p(a), p(a + rng.randint(0, 3))),
-                           "depth > %s AND depth < %s" % (p(a), p(a + 3))])
+        a, form = rng.randint(0, 6), rng.randrange(5)
+        if form < 3:
+            return ["depth >= ", "depth <= ", "depth = "][form] + p(a)
+        if form == 3:
+            return "depth BETWEEN %s AND %s" % (p(a), p(a + rng.randint(0, 3)))
+        return "depth > %s AND depth < %s" % (p(a), p(a + 3))
     if k == 8:
-        return "key = " + p(rng.choice(f["keys"] + ["?nope"]))
+        return "key = " + p(rng.choice(g["keys"] + ["?nope"]))
     if k == 9:
         return rng.choice(["dur_ns >= ", "dur_ns > "]) + p(rng.choice([0, 1, 5, 20, 100, 1000]))
     if k < 12:
-        t0 = rng.choice(f["t"]) + rng.choice([-1, 0, 0, 1])
+        t0 = rng.choice(g["t"]) + rng.choice([-1, 0, 0, 1])
         t1 = t0 if rng.random() < 0.4 else t0 + rng.choice([0, 1, 10, 300, 5000])
         return "start_ns <= %s AND end_ns >= %s" % (p(t1), p(t0))
     return rng.choice(["ended_by = 'open'", "outermost = 1", "self_ns > 3",
@@ -579,12 +581,12 @@ def test_differential(diffdb):
     rng = random.Random(7)
     cols = ", ".join('"%s"' % x for x in CALL_COLS)
     for qn in range(320):
-        params = []
-        atoms = [atom(rng, f, params) for _ in range(rng.randint(1, 4))]
+        params, run = [], rng.choice(f["runs"])
+        atoms = [atom(rng, f, params, run) for _ in range(rng.choice([1, 1, 2, 2, 3]))]
         shape = rng.randrange(6)
         if shape in (2, 3):                 # one run, ORDER BY start_ns (LIMIT)
             atoms.append("run_id = ?")
-            params.append(rng.choice(f["runs"]))
+            params.append(run)
         where = " WHERE " + " AND ".join(atoms)
         lim = rng.randint(0, 40)
         if shape == 0:
@@ -627,7 +629,7 @@ def test_stack_at_instant(diffdb):
     rng = random.Random(11)
     for _ in range(60):
         run = rng.choice(f["runs"])
-        t = rng.choice(f["t"])
+        t = rng.choice(f["by_run"][run]["t"])
         sql = ("SELECT thread, depth, call_id FROM {T} WHERE run_id = ? AND start_ns <= ? "
                "AND end_ns >= ? ORDER BY thread, depth, call_id")
         a = c.execute(sql.format(T="fn_trace_calls"), (run, t, t)).fetchall()
