@@ -180,6 +180,13 @@ def as_rows(repo, commit, run_id, evs):
             for th, seq, t, sym, sid, kind in evs]
 
 
+def events_of(conn, run_id):
+    """A run's fn_trace_events rows, as the reference takes them."""
+    return conn.execute('SELECT repo, "commit", run_id, thread, seq_no, t_ns, stable_id, '
+                        "kind, symbol FROM fn_trace_events WHERE run_id = ?",
+                        (run_id,)).fetchall()
+
+
 def file(conn, doc):
     return conn.execute("SELECT fnt_file_chunk(?)", (json.dumps(doc),)).fetchone()[0]
 
@@ -359,51 +366,66 @@ def test_hand_middle_chunk_missing(conn):
 THREADS = [0, 1, 2, 77, 4294967295]
 
 
-def random_events(rng, n_max=300):
-    """(thread, seq_no, t_ns, symbol, stable_id, kind) in seq_no order."""
+def random_events(rng, n_max=300, root=False, n_min=0):
+    """(thread, seq_no, t_ns, symbol, stable_id, kind) in seq_no order.  With
+    root, each thread first enters "main", which lasts the whole run."""
     nfun = rng.randint(2, 7)
     funs = [("f%d" % i, rng.choice([None, "", "c r * f%d()." % i])) for i in range(nfun)]
     if rng.random() < 0.2:
         funs.append(("alias", funs[0][1] or "c r * shared()."))
         funs[0] = (funs[0][0], funs[-1][1])
+    nreg = len(funs)                                        # main is not drawn
+    funs.append(("main", "c r * main()."))
     threads = rng.sample(THREADS, rng.randint(1, 4))
     stacks = {t: [] for t in threads}
     big = rng.random() < 0.15
     clock = {t: ((1 << 58) if big else 0) + rng.randint(0, 30) for t in threads}
     evs = []
     seq = rng.randint(0, 3)
-    for _ in range(rng.randint(0, n_max)):
+
+    def key(f):
+        return key_of(funs[f][1], funs[f][0])
+
+    def pop_to(st, f):                  # what an exit of f does to the stack
+        keys = [key(g) for g in st]
+        if key(f) in keys:
+            del st[len(keys) - 1 - keys[::-1].index(key(f)):]
+
+    if root:
+        for th in threads:
+            stacks[th].append(nreg)
+            evs.append((th, seq, clock[th], "main", funs[nreg][1], "entry"))
+            seq += 1
+    floor = 1 if root else 0
+    for _ in range(rng.randint(n_min, n_max)):
         th = rng.choice(threads)
         clock[th] += rng.choice([0, 0, 1, 2, 3, 10, 250])
         st = stacks[th]
         r = rng.random()
-        if not st or r < 0.45:
-            if st and r < 0.1:
+        if len(st) <= floor or r < 0.45:
+            if len(st) > floor and r < 0.1:
                 f = st[-1]                                  # recursion
-            elif len(st) >= 2 and r < 0.18:
+            elif len(st) >= floor + 2 and r < 0.18:
                 f = st[-2]                                  # mutual recursion
             else:
-                f = rng.randrange(len(funs))
+                f = rng.randrange(nreg)
             st.append(f)
             kind = "entry"
         elif r < 0.52:
-            f = rng.randrange(len(funs))                    # maybe unmatched
+            f = rng.randrange(nreg)                         # maybe unmatched
+            pop_to(st, f)
             kind = "exit"
-            keys = [key_of(funs[g][1], funs[g][0]) for g in st]
-            k = key_of(funs[f][1], funs[f][0])
-            if k in keys:
-                i = len(keys) - 1 - keys[::-1].index(k)
-                del st[i:]
         else:
-            depth = 1 if rng.random() < 0.85 else rng.randint(1, len(st))
-            f = st[-depth]
-            k = key_of(funs[f][1], funs[f][0])
-            keys = [key_of(funs[g][1], funs[g][0]) for g in st]
-            i = len(keys) - 1 - keys[::-1].index(k)
-            del st[i:]
+            f = st[-(1 if rng.random() < 0.85 else rng.randint(1, len(st) - floor))]
+            pop_to(st, f)
             kind = "tail_exit" if rng.random() < 0.2 else "exit"
         evs.append((th, seq, clock[th], funs[f][0], funs[f][1], kind))
         seq += rng.choice([1, 1, 1, 2, 7])
+    if root and rng.random() < 0.5:
+        for th in threads:                                  # main exits, unwinding
+            clock[th] += 1
+            evs.append((th, seq, clock[th], "main", funs[nreg][1], "exit"))
+            seq += 1
     return evs
 
 
@@ -434,7 +456,7 @@ def test_random_runs(conn, seed):
     for r in range(2):
         run_id = "rand-%d-%d" % (seed, r)
         repo, commit = "acme/r%d" % (seed % 3), rng.choice([None, "abc123"])
-        evs = random_events(rng)
+        evs = random_events(rng, root=rng.random() < 0.5)
         nchunks = rng.randint(3, 6)
         parts = split(rng, evs, nchunks)
         held = rng.randrange(1, nchunks - 1)               # a middle chunk, filed last
@@ -449,6 +471,12 @@ def test_random_runs(conn, seed):
                       "seed %d run %s, chunks filed in the order %r of %d"
                       % (seed, run_id, done, nchunks))
         assert file(conn, chunk_doc(repo, commit, run_id, parts[held], held, nchunks, len(evs))) == 0
+    if seed % 3 == 0:                   # compaction keeps every call
+        conn.execute("SELECT fnt_compact()").fetchone()
+        for r in range(2):
+            run_id = "rand-%d-%d" % (seed, r)
+            check_run(conn, run_id, events_of(conn, run_id),
+                      "seed %d run %s after fnt_compact" % (seed, run_id))
 
 
 # ------------------------------------------------------- concurrent filers
@@ -513,12 +541,15 @@ SCHEMA = "CREATE TABLE rc(%s)" % ", ".join(
 def diffdb():
     c = connect(tmpdir("calls-diff-"))
     c.execute(SCHEMA)
+    c.execute("CREATE INDEX rc_parent ON rc(run_id, parent_id)")
     rng = random.Random(20261203)
     facts = {"runs": [], "by_run": {}}
-    for i in range(6):
-        run_id = ["d-a", "d-b", "7", "d 'q'", "d-e", "d-f"][i]
-        evs = random_events(rng, 1500)
-        nchunks = rng.randint(1, 4)
+    for i in range(7):
+        run_id = ["d-a", "d-b", "7", "d 'q'", "d-e", "d-f", "d-big"][i]
+        # d-big: calls over several row groups, main lasting the whole run
+        evs = random_events(rng, 1500, root=i % 2 == 0) if i < 6 else \
+            random_events(rng, 50000, root=True, n_min=50000)
+        nchunks = rng.randint(1, 4) if i < 6 else 1          # row groups of one file
         parts = split(rng, evs, nchunks)
         filed = []
         for ch in range(nchunks):
@@ -580,13 +611,16 @@ def test_differential(diffdb):
     c, f = diffdb
     rng = random.Random(7)
     cols = ", ".join('"%s"' % x for x in CALL_COLS)
-    for qn in range(320):
+    for qn in range(400):
         params, run = [], rng.choice(f["runs"])
         atoms = [atom(rng, f, params, run) for _ in range(rng.choice([1, 1, 2, 2, 3]))]
-        shape = rng.randrange(6)
+        shape = rng.randrange(8)
         if shape in (2, 3):                 # one run, ORDER BY start_ns (LIMIT)
             atoms.append("run_id = ?")
             params.append(run)
+        if shape == 6:                      # two runs: the order is not one run's
+            atoms.append("run_id IN (?, ?)")
+            params += [run, rng.choice(f["runs"])]
         where = " WHERE " + " AND ".join(atoms)
         lim = rng.randint(0, 40)
         if shape == 0:
@@ -602,17 +636,17 @@ def test_differential(diffdb):
         elif shape == 4:
             sql, ordered = ("SELECT count(*) FROM (SELECT * FROM {T}%s LIMIT %d)"
                             % (where, lim)), True
-        else:                               # the children of calls, a correlated join
-            sql, ordered = ("SELECT p.call_id, k.call_id, k.depth - p.depth FROM {T} p "
-                            "JOIN {T} k ON k.run_id = p.run_id AND k.parent_id = p.call_id%s"
-                            % where.replace("run_id", "p.run_id").replace(
-                                "thread", "p.thread").replace("depth", "p.depth")
-                            .replace("call_id", "p.call_id").replace("key", "p.key")
-                            .replace("dur_ns", "p.dur_ns").replace("start_ns", "p.start_ns")
-                            .replace("end_ns", "p.end_ns").replace("ended_by", "p.ended_by")
-                            .replace("outermost", "p.outermost").replace("self_ns", "p.self_ns")
-                            .replace("symbol", "p.symbol").replace("parent_id", "p.parent_id")
-                            .replace("p.p.", "p.").replace("k.p.", "k.")), False
+        elif shape == 6:
+            sql, ordered = ("SELECT run_id, call_id, start_ns FROM {T}%s "
+                            "ORDER BY start_ns, call_id, run_id LIMIT %d" % (where, lim * 5)), True
+        elif shape == 7:
+            sql, ordered = ("SELECT start_ns FROM {T}%s ORDER BY start_ns LIMIT %d"
+                            % (where, lim)), True
+        elif shape == 5:                    # the children of 20 calls, a join
+            sql, ordered = ("SELECT p.run_id, p.call_id, k.call_id, k.depth - p.depth FROM "
+                            "(SELECT run_id, call_id, depth FROM {T}%s ORDER BY run_id, call_id "
+                            "LIMIT 20) p JOIN {T} k ON k.run_id = p.run_id AND k.parent_id = "
+                            "p.call_id" % where), False
         out = []
         for t in ("fn_trace_calls", "rc"):
             rows = c.execute(sql.format(T=t), params).fetchall()
@@ -646,8 +680,8 @@ def test_golden_format1():
     runs = [r[0] for r in c.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
     assert runs
     for run in runs:
-        events = c.execute('SELECT repo, "commit", run_id, thread, seq_no, t_ns, stable_id, '
-                           "kind, symbol FROM fn_trace_events WHERE run_id = ?",
-                           (run,)).fetchall()
-        check_run(c, run, events, "golden run %s" % run)
+        check_run(c, run, events_of(c, run), "golden run %s" % run)
+    c.execute("SELECT fnt_compact()").fetchone()       # stores the calls of format 1
+    for run in runs:
+        check_run(c, run, events_of(c, run), "golden run %s after fnt_compact" % run)
     c.close()
