@@ -685,3 +685,36 @@ def test_golden_format1():
     for run in runs:
         check_run(c, run, events_of(c, run), "golden run %s after fnt_compact" % run)
     c.close()
+
+
+# ------------------------------------------------------------------ pruning
+
+def test_stab_and_window_read_what_overlaps():
+    """A window or an instant reads only the row groups overlapping it, also
+    with a call that lasts the whole run (main), as fnt_last_scan() shows."""
+    c = connect(tmpdir("calls-prune-"))
+    n = 100_000                         # calls g (depth 1), under one main
+    evs = [(1, 0, 0, "main", None, "entry")]
+    for i in range(n - 1):
+        evs += [(1, 2 * i + 1, 10 * i + 1, "g%d" % (i % 50), None, "entry"),
+                (1, 2 * i + 2, 10 * i + 6, "g%d" % (i % 50), None, "exit")]
+    evs.append((1, 2 * n, 10 * n, "main", None, "exit"))
+    assert file(c, chunk_doc("acme/prune", None, "prune", evs, 0, 1, len(evs))) == 1
+    assert c.execute("SELECT count(*) FROM fn_trace_calls WHERE run_id = 'prune'").fetchone() == (n,)
+    full = json.loads(c.execute("SELECT fnt_last_scan()").fetchone()[0])
+    t = 10 * (n // 2) + 3                                  # inside g call n/2
+    got = c.execute("SELECT call_id, depth FROM fn_trace_calls WHERE run_id = 'prune' AND "
+                    "start_ns <= ? AND end_ns >= ? ORDER BY depth", (t, t)).fetchall()
+    assert got == [(0, 0), (2 * (n // 2) + 1, 1)]
+    stab = json.loads(c.execute("SELECT fnt_last_scan()").fetchone()[0])
+    assert full["row_groups_read"] >= 4, full
+    assert stab["row_groups_read"] <= 3, (stab, full)
+    assert stab["rows_decoded"] * 2 <= full["rows_decoded"], (stab, full)
+    # a window of 10,000 calls
+    t0, t1 = 10 * 30_000, 10 * 40_000 - 1
+    got = c.execute("SELECT count(*) FROM fn_trace_calls WHERE run_id = 'prune' AND "
+                    "start_ns <= ? AND end_ns >= ?", (t1, t0)).fetchone()
+    assert got == (10_001,)
+    win = json.loads(c.execute("SELECT fnt_last_scan()").fetchone()[0])
+    assert win["rows_decoded"] * 2 <= full["rows_decoded"], (win, full)
+    c.close()
