@@ -14,31 +14,11 @@
 # first converted to YAML sorted by time.  Its YAML reader refuses the
 # version numbers of the binary formats (3 basic, 5 FDR), so the YAML
 # header says 1; the records are the same.
-set -euo pipefail
-: "${FNT_BUILD:?}" "${FNT_SOURCE:?}" "${FNT_TEST_TMP:?}"
-FNT="$FNT_BUILD/fnt"
+. "${FNT_SOURCE:?}/test/xray/lib.sh" calls_xray
 CHECK="$FNT_SOURCE/test/xray/account_check.py"
-T="$FNT_TEST_TMP/calls_xray"
 CACHE="$FNT_TEST_TMP/cache"
-
-for tool in clang llvm-xray sqlite3 /usr/bin/python3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-rm -rf "$T"
-mkdir -p "$T" "$CACHE"
-fail(){ echo "FAIL: $*" >&2; exit 1; }
-XFLAGS="-O2 -fxray-instrument -fxray-instruction-threshold=1"
-if ! clang $XFLAGS -pthread -o "$T/prog" "$FNT_SOURCE/test/xray/prog.c" 2>"$T/clang.err"; then
-  cat "$T/clang.err"
-  grep -q 'xray' "$T/clang.err" && { echo "skip: no XRay runtime for clang"; exit 77; }
-  exit 1
-fi
+mkdir -p "$CACHE"
 WH="$T/wh"
-q(){
-  { printf '.bail on\n.load %s/fntrace\n.mode tabs\n.headers off\n' "$FNT_BUILD"
-    printf ".output /dev/null\nSELECT fnt_open('%s');\n.output stdout\n" "$WH"
-    cat; } | LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory:
-}
 
 # record NAME MODE BINARY ARGS...: runs BINARY under XRay (basic or fdr),
 # the log in $T/NAME/.
@@ -65,10 +45,10 @@ compare(){
   sed -i '0,/^  version: *[0-9]*/s//  version:         1/' "$yaml"
   llvm-xray account -format=csv -k -d -instr_map="$bin" "$yaml" >"$T/$name.csv" 2>"$T/$name.account.err" \
     || { cat "$T/$name.account.err"; fail "$name: llvm-xray account failed"; }
-  q <<<"SELECT symbol, calls, min_ns, p50_ns, p90_ns, p99_ns, max_ns, sum_ns FROM fnt_account('$name');" >"$T/$name.account"
-  q <<<"SELECT symbol, dur_ns, ended_by FROM fn_trace_calls WHERE run_id = '$name';" >"$T/$name.calls"
+  q "$WH" <<<"SELECT symbol, calls, min_ns, p50_ns, p90_ns, p99_ns, max_ns, sum_ns FROM fnt_account('$name');" >"$T/$name.account"
+  q "$WH" <<<"SELECT symbol, dur_ns, ended_by FROM fn_trace_calls WHERE run_id = '$name';" >"$T/$name.calls"
   [ -s "$T/$name.account" ] || fail "$name: fnt_account gave no rows"
-  printf '%s (%s events): ' "$name" "$(q <<<"SELECT count(*) FROM fn_trace_events WHERE run_id = '$name';")"
+  printf '%s (%s events): ' "$name" "$(q "$WH" <<<"SELECT count(*) FROM fn_trace_events WHERE run_id = '$name';")"
   /usr/bin/python3 "$CHECK" "$T/$name.csv" "$(sed -n 's/^  cycle-frequency: *//p' "$yaml")" \
     "$T/$name.account" "$T/$name.calls" || fail "$name: fnt_account differs from llvm-xray account"
 }
@@ -133,9 +113,9 @@ LUA
   [ "$(cat "$T/lua.out")" = 4371 ] || fail "the Lua script printed '$(cat "$T/lua.out")'"
   compare lua "$T/lua"
   # os.exit() leaves main and the interpreter's frames open: they differ
-  q <<<"SELECT count(*) FROM fn_trace_calls WHERE run_id = 'lua' AND ended_by = 'open' AND symbol = 'main';" \
+  q "$WH" <<<"SELECT count(*) FROM fn_trace_calls WHERE run_id = 'lua' AND ended_by = 'open' AND symbol = 'main';" \
     | grep -qx 1 || fail "lua: main is not an open frame"
-  q <<<"SELECT count(*) FROM fn_trace_calls WHERE run_id = 'lua' AND ended_by = 'unwound';" \
+  q "$WH" <<<"SELECT count(*) FROM fn_trace_calls WHERE run_id = 'lua' AND ended_by = 'unwound';" \
     | grep -qvx 0 || fail "lua: no frame unwound by longjmp"
 else
   echo "note: the lua5.4 source package could not be fetched (see $T/apt.log): Lua not compared"
