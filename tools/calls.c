@@ -347,6 +347,29 @@ static void freeCalls(call_copy *v, size_t n){
   free(v);
 }
 
+/* What fnt calls and fnt stack do first: parse the options (thread -1 when
+** not given), open the warehouse, start a predicate.  NULL with *status set
+** (0 help shown, 2 usage error, 1 no warehouse) when there is nothing more
+** to do. */
+static fnt_store *startCalls(const char *cmd, int argc, char **argv, const char *usage,
+                             const char *allowed, call_opts *o, fnt_call_predicate *p,
+                             int *status){
+  fnt_store *st;
+  o->thread = -1;
+  *status = parseOpts(cmd, argc, argv, usage, allowed, o);
+  if( *status>=0 ) return 0;
+  if( isAllowed(allowed, "at") && !o->has_at ){
+    cli_error(cmd, "--at NS is required (see fnt %s --help)", cmd);
+    *status = 2;
+    return 0;
+  }
+  st = cli_open(cli_warehouse(o->wh));
+  *status = 1;
+  fnt_call_predicate_init(p);
+  p->thread = o->thread;
+  return st;
+}
+
 static const char callsUsage[] =
   "usage: fnt calls [--warehouse DIR] [--slowest N | --limit N] [--key K]\n"
   "                 [--thread T] [--json] RUN_ID\n"
@@ -373,14 +396,9 @@ int cmd_calls(int argc, char **argv){
   size_t i, n = 0;
   int64_t total;
   int rc;
-  o.thread = -1;
   o.limit = 100;
-  rc = parseOpts("calls", argc, argv, callsUsage, "slowest limit key thread json", &o);
-  if( rc>=0 ) return rc;
-  st = cli_open(cli_warehouse(o.wh));
-  if( st==0 ) return 1;
-  fnt_call_predicate_init(&p);
-  p.thread = o.thread;
+  st = startCalls("calls", argc, argv, callsUsage, "slowest limit key thread json", &o, &p, &rc);
+  if( st==0 ) return rc;
   p.key = o.key;
   if( o.slowest==0 ){
     p.ordered = 1;
@@ -428,14 +446,8 @@ int cmd_stack(int argc, char **argv){
   size_t i, n = 0;
   int64_t total;
   int rc;
-  o.thread = -1;
-  rc = parseOpts("stack", argc, argv, stackUsage, "at thread json", &o);
-  if( rc>=0 ) return rc;
-  if( !o.has_at ){ cli_error("stack", "--at NS is required (see fnt stack --help)"); return 2; }
-  st = cli_open(cli_warehouse(o.wh));
-  if( st==0 ) return 1;
-  fnt_call_predicate_init(&p);
-  p.thread = o.thread;
+  st = startCalls("stack", argc, argv, stackUsage, "at thread json", &o, &p, &rc);
+  if( st==0 ) return rc;
   p.t0 = p.t1 = o.at;
   rc = scanCalls("stack", st, &p, &o, 0, &v, &n, &total);
   if( rc==0 ){
