@@ -414,7 +414,7 @@ int cmd_calls(int argc, char **argv){
     rc = scanCalls("calls", st, &p, &o, -1, &v, &n, &total);
   }else{
     rc = scanCalls("calls", st, &p, &o, o.slowest, &v, &n, &total);
-    qsort(v, n, sizeof(*v), cmpSlowest);
+    if( n ) qsort(v, n, sizeof(*v), cmpSlowest);
     if( rc==0 && !o.json ) printCallHeader();
     for(i=0; rc==0 && i<n; i++) printCall(&v[i].c, o.json, i==0);
   }
@@ -451,7 +451,7 @@ int cmd_stack(int argc, char **argv){
   p.t0 = p.t1 = o.at;
   rc = scanCalls("stack", st, &p, &o, 0, &v, &n, &total);
   if( rc==0 ){
-    qsort(v, n, sizeof(*v), cmpStack);
+    if( n ) qsort(v, n, sizeof(*v), cmpStack);
     if( o.json ) printf("[");
     for(i=0; i<n; i++){
       if( !o.json && (i==0 || v[i].c.thread!=v[i-1].c.thread) ){

@@ -39,7 +39,7 @@ expect "fnt account --sort calls --top 2" "$head
 2 60.000 100.000 100.000 100.000 100.000 160.000 160.000 70.000 main
 (4 more functions: --top N)" "$(run_fnt account r --sort calls --top 2 | norm)"
 expect "fnt account --sort p99 --top 3" "main f b" \
-  "$(run_fnt account --sort p99 --top 3 r | sed 1d | awk '{printf "%s%s", NR>1?" ":"", $NF}')"
+  "$(run_fnt account --sort p99 --top 3 r | sed 1d | grep -v "^(" | awk '{printf "%s%s", (NR > 1 ? " " : ""), $NF}')"
 got=$(run_fnt account r --json | /usr/bin/python3 -c '
 import json, sys
 rows = json.load(sys.stdin)
@@ -73,7 +73,7 @@ expect "fnt calls --limit 3 (start order, ties by call_id)" "$chead
 2 100 0 0 60000 20000 exit main
 1 1 1 10000 50000 20000 exit f
 (more calls: --limit N, 0 for all)" "$(run_fnt calls r --limit 3 | norm)"
-expect "fnt calls --limit 0: all" "10" "$(run_fnt calls r --limit 0 | sed 1d | wc -l)"
+expect "fnt calls --limit 0: all" "9" "$(run_fnt calls r --limit 0 | sed 1d | wc -l)"
 expect "fnt calls --slowest 2 --key ?f --thread 1 --json" "[1, 2] ['exit', 'exit'] [0, 1]" \
   "$(run_fnt calls r --slowest 2 --key '?f' --thread 1 --json | /usr/bin/python3 -c '
 import json, sys
