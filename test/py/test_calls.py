@@ -484,7 +484,7 @@ def test_random_runs(conn, seed):
 def _filer(wh, docs, barrier, results):
     try:
         c = connect(wh)
-        barrier.wait()
+        barrier.wait(60)
         for d in docs:
             results.put((json.loads(d)["chunk"], file(c, json.loads(d))))
         c.close()
@@ -498,7 +498,7 @@ def test_concurrent_filers(seed):
     wh = tmpdir("calls-conc-")
     ctx = multiprocessing.get_context("fork")
     run_id = "conc-%d" % seed
-    evs = random_events(rng, 1500)
+    evs = random_events(rng, 1500, root=seed % 2 == 0, n_min=500)
     nchunks = rng.randint(6, 12)
     parts = split(rng, evs, nchunks)
     docs = [json.dumps(chunk_doc("acme/conc", "abc", run_id, parts[c], c, nchunks, len(evs)))
@@ -515,11 +515,16 @@ def test_concurrent_filers(seed):
              for p in range(nproc)]
     for p in procs:
         p.start()
-    got = [results.get(timeout=300) for _ in range(sum(len(s) for s in share))]
+    got = []
+    for _ in range(sum(len(s) for s in share)):
+        got.append(results.get(timeout=300))
+        if got[-1][0] == "error":
+            for p in procs:
+                p.kill()
+            pytest.fail("a filer failed: %s" % got[-1][1])
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
-    assert not [g for g in got if g[0] == "error"], got
     filed = {}
     for c, rc in got:
         filed[c] = filed.get(c, 0) + rc
