@@ -79,23 +79,21 @@ def ref_calls(events):
         by_thread.setdefault(e[3], []).append(e)
     out = []
     for thread, evs in by_thread.items():
-        stack = []            # frames: dicts
-        children = {}         # call_id -> sum of dur_ns of the frames ended directly above
+        stack = []            # frames: dicts; "below": dur_ns of the frames ended directly above
+        done = []
 
-        def end(frame, t, how):
-            dur = t - frame["start"]
-            if frame["parent"] is not None:
-                children[frame["parent"]] = children.get(frame["parent"], 0) + dur
-            frame.update(end=t, dur=dur, how=how)
+        def end(frame, t, how):             # frame was just popped
+            frame.update(end=t, dur=t - frame["start"], how=how)
+            if stack:
+                stack[-1]["below"] += frame["dur"]
             done.append(frame)
 
-        done = []
         for repo, commit, run_id, _, seq, t, sid, kind, sym in evs:
             k = key_of(sid, sym)
             if kind == "entry":
                 stack.append({"repo": repo, "commit": commit, "run_id": run_id,
                               "call_id": seq, "start": t, "key": k, "sid": sid, "sym": sym,
-                              "depth": len(stack),
+                              "depth": len(stack), "below": 0,
                               "parent": stack[-1]["call_id"] if stack else None,
                               "outermost": int(all(f["key"] != k for f in stack))})
                 continue
@@ -111,10 +109,14 @@ def ref_calls(events):
             end(stack.pop(), last_t, "open")
         for f in done:
             out.append((f["repo"], f["commit"], f["run_id"], thread, f["call_id"], f["parent"],
-                        f["depth"], f["start"], f["end"], f["dur"],
-                        f["dur"] - children.get(f["call_id"], 0), f["key"], f["sid"],
-                        f["sym"], f["how"], f["outermost"]))
-    return sorted(out, key=lambda r: (r[3], r[4]))
+                        f["depth"], f["start"], f["end"], f["dur"], f["dur"] - f["below"],
+                        f["key"], f["sid"], f["sym"], f["how"], f["outermost"]))
+    return sorted(out, key=row_key)
+
+
+def row_key(r):
+    """Orders rows by (thread, call_id), then every column (NULL first)."""
+    return (r[3], r[4]) + tuple((x is not None, 0 if x is None else x) for x in r)
 
 
 C = {c: i for i, c in enumerate(CALL_COLS)}
@@ -199,12 +201,14 @@ def check_run(conn, run_id, events, what):
     """Every §7 table and function of run_id against the reference of events."""
     calls = ref_calls(events)
     got = conn.execute(CALLS_SQL, (run_id,)).fetchall()
-    got_s = sorted(got, key=lambda r: (r[3], r[4]))
+    got_s = sorted(got, key=row_key)
     if got_s != calls:
         pytest.fail("%s: fn_trace_calls differ\n%s" % (what, diff_rows(got_s, calls)))
     ordered = conn.execute(CALLS_SQL + " ORDER BY start_ns, call_id", (run_id,)).fetchall()
-    assert ordered == sorted(calls, key=lambda r: (r[C["start_ns"]], r[C["call_id"]])), \
-        "%s: ORDER BY start_ns, call_id" % what
+    # (start_ns, call_id) is unique unless a run repeats seq_nos across chunks
+    order = lambda r: (r[C["start_ns"]], r[C["call_id"]])  # noqa: E731
+    assert [order(r) for r in ordered] == sorted(order(r) for r in calls) and \
+        sorted(ordered, key=row_key) == calls, "%s: ORDER BY start_ns, call_id" % what
     starts = [r[0] for r in conn.execute(
         "SELECT start_ns FROM fn_trace_calls WHERE run_id = ? ORDER BY start_ns", (run_id,))]
     assert starts == sorted(r[C["start_ns"]] for r in calls), "%s: ORDER BY start_ns" % what
@@ -307,7 +311,7 @@ def test_hand_worked(conn, name):
     run_id = "hand-" + name
     rows = as_rows("acme/hand", "c0ffee", run_id, evs)
     want = expand("acme/hand", "c0ffee", run_id, evs, want)
-    assert ref_calls(rows) == sorted(want, key=lambda r: (r[3], r[4])), "the reference itself"
+    assert ref_calls(rows) == sorted(want, key=row_key), "the reference itself"
     # two chunks, the second filed first
     half = len(evs) // 2
     assert file(conn, chunk_doc("acme/hand", "c0ffee", run_id, evs[half:], 1, 2, len(evs))) == 1
