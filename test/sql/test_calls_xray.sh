@@ -89,7 +89,7 @@ fetch_lua(){
 if fetch_lua; then
   mkdir -p "$T/lua-src"
   tar -xzf "$(ls "$CACHE"/lua5.4_*.orig.tar.gz | head -1)" -C "$T/lua-src" --strip-components=1
-  (cd "$T/lua-src/src" && clang $XFLAGS -DLUA_USE_LINUX -w -o "$T/lua" \
+  (cd "$T/lua-src/src" && clang $XFLAGS -DLUA_USE_LINUX -w -o "$T/lua5.4" \
        $(ls ./*.c | grep -v '/luac\.c$') -lm -ldl) || fail "building Lua with XRay"
   cat >"$T/work.lua" <<'LUA'
 local function fib(n) if n < 2 then return n end return fib(n-1) + fib(n-2) end
@@ -109,9 +109,9 @@ end
 print(acc)
 os.exit(0)
 LUA
-  record lua basic "$T/lua" "$T/work.lua"
+  record lua basic "$T/lua5.4" "$T/work.lua"
   [ "$(cat "$T/lua.out")" = 4371 ] || fail "the Lua script printed '$(cat "$T/lua.out")'"
-  compare lua "$T/lua"
+  compare lua "$T/lua5.4"
   # os.exit() leaves main and the interpreter's frames open: they differ
   q "$WH" <<<"SELECT count(*) FROM fn_trace_calls WHERE run_id = 'lua' AND ended_by = 'open' AND symbol = 'main';" \
     | grep -qx 1 || fail "lua: main is not an open frame"
