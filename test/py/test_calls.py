@@ -538,6 +538,33 @@ def test_concurrent_filers(seed):
     c.close()
 
 
+def test_concurrent_same_chunks():
+    """Two filers race on every chunk of a run, in opposite orders, a few
+    times: each chunk is filed once and its calls are there once."""
+    ctx = multiprocessing.get_context("fork")
+    evs = [(1, 0, 0, "main", None, "entry")]
+    for k in range(8):                          # chunk k: two calls of g under main
+        evs += [(1, 1 + 4 * k + i, 10 * k + 1 + i, "g", None, "entry" if i % 2 == 0 else "exit")
+                for i in range(4)]
+    parts = [evs[:5]] + [evs[1 + 4 * k:5 + 4 * k] for k in range(1, 8)]
+    for trial in range(5):
+        wh = tmpdir("calls-race-")
+        docs = [json.dumps(chunk_doc("acme/race", None, "race", parts[k], k, 8, len(evs)))
+                for k in range(8)]
+        barrier, results = ctx.Barrier(2), ctx.Queue()
+        procs = [ctx.Process(target=_filer, args=(wh, order, barrier, results))
+                 for order in (docs, docs[::-1])]
+        for p in procs:
+            p.start()
+        got = [results.get(timeout=300) for _ in range(16)]
+        for p in procs:
+            p.join(60)
+        assert sorted(got) == sorted([(k, 1) for k in range(8)] + [(k, 0) for k in range(8)]), got
+        c = connect(wh)
+        check_run(c, "race", as_rows("acme/race", None, "race", evs), "race trial %d" % trial)
+        c.close()
+
+
 # -------------------------------------------------------- differential test
 
 SCHEMA = "CREATE TABLE rc(%s)" % ", ".join(
