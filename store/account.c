@@ -114,7 +114,7 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
     r->inclusive_ns = (int64_t)x->incl;
     r->self_ns = (int64_t)x->self;
   }
-  qsort(a->rows, a->n, sizeof(fnt_account_row), cmpRowKey);
+  if( a->n ) qsort(a->rows, a->n, sizeof(fnt_account_row), cmpRowKey);
   rc = FNT_OK;
   goto done;
 nomem:

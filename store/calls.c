@@ -74,7 +74,7 @@ int fnt_run_calls_find(const fnt_snapshot *s, const char *run_id,
     }
   }
   if( out->nfiles ){
-    qsort(r, out->nfiles, sizeof(*r), cmpEntrySeqMax);
+    if( out->nfiles ) qsort(r, out->nfiles, sizeof(*r), cmpEntrySeqMax);
     out->files = fnt_malloc(out->nfiles*sizeof(*out->files));
     out->ordinal = fnt_malloc(out->nfiles*sizeof(uint64_t));
     if( out->files==0 || out->ordinal==0 ){
@@ -561,7 +561,7 @@ static int runSort(fnt_calls *sc){
     sc->sorted[sc->nsorted++].rowid = sc->rowid;
   }
   if( rc<0 ) return rc;
-  qsort(sc->sorted, sc->nsorted, sizeof(sorted_call), cmpStart);
+  if( sc->nsorted ) qsort(sc->sorted, sc->nsorted, sizeof(sorted_call), cmpStart);
   sc->isorted = 0;
   return FNT_OK;
 }

@@ -276,7 +276,7 @@ int fnt_callgraph_compute(fnt_snapshot *snap, const char *run_id, fnt_callgraph 
     r->self_ns = e->self;
   }
   if( rc ){ fnt_callgraph_free(g); return rc; }
-  qsort(g->rows, g->n, sizeof(fnt_edge_row), cmpEdgeRow);
+  if( g->n ) qsort(g->rows, g->n, sizeof(fnt_edge_row), cmpEdgeRow);
   *out = g;
   return FNT_OK;
 }
