@@ -15,6 +15,9 @@ int cmd_import_perf(int argc, char **argv);   /* import_perf.c */
 int cmd_ls(int argc, char **argv);            /* read.c */
 int cmd_heat(int argc, char **argv);          /* read.c */
 int cmd_sql(int argc, char **argv);           /* read.c */
+int cmd_account(int argc, char **argv);       /* calls.c */
+int cmd_calls(int argc, char **argv);         /* calls.c */
+int cmd_stack(int argc, char **argv);         /* calls.c */
 int cmd_check(int argc, char **argv);         /* check.c */
 int cmd_bench(int argc, char **argv);         /* bench.c */
 int cmd_compact(int argc, char **argv);       /* maintain.c */

@@ -7,32 +7,9 @@
 # test/xray/xray_check.py).  Then: truncated and corrupted logs (an error
 # with the offset, nothing filed), a re-import (files nothing), an import
 # killed after a chunk and run again (every chunk exactly once), a room.
-set -euo pipefail
-: "${FNT_BUILD:?}" "${FNT_SOURCE:?}" "${FNT_TEST_TMP:?}"
-FNT="$FNT_BUILD/fnt"
+. "${FNT_SOURCE:?}/test/xray/lib.sh" import_xray
 CHECK="$FNT_SOURCE/test/xray/xray_check.py"
-T="$FNT_TEST_TMP/import_xray"
-
-for tool in clang llvm-xray sqlite3 /usr/bin/python3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-rm -rf "$T"
 mkdir -p "$T/basic" "$T/fdr"
-if ! clang -O2 -fxray-instrument -fxray-instruction-threshold=1 -pthread \
-     -o "$T/prog" "$FNT_SOURCE/test/xray/prog.c" 2>"$T/clang.err"; then
-  cat "$T/clang.err"
-  grep -q 'xray' "$T/clang.err" && { echo "skip: no XRay runtime for clang"; exit 77; }
-  exit 1
-fi
-
-fail(){ echo "FAIL: $*" >&2; exit 1; }
-# The sqlite3 shell with the extension loaded and warehouse $1 open; SQL on stdin.
-q(){
-  local wh=$1; shift
-  { printf '.bail on\n.load %s/fntrace\n.mode tabs\n.headers off\n' "$FNT_BUILD"
-    printf ".output /dev/null\nSELECT fnt_open('%s');\n.output stdout\n" "$wh"
-    cat; } | LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory:
-}
 events_of(){ q "$1" <<<"SELECT thread, seq_no, t_ns, kind, symbol FROM fn_trace_events WHERE run_id = '$2' ORDER BY seq_no;"; }
 heat_of(){ q "$1" <<<"SELECT key, inclusive_ns, self_ns, calls FROM fnt_heat('$2');"; }
 
@@ -78,8 +55,7 @@ got=$(q "$WH" <<<"SELECT count(*) FROM fn_trace_runs WHERE run_id = '$BRUN' AND 
 [ "$got" = "$chunks" ] || fail "run rows of $BRUN: $got of $chunks with duration and local functions"
 
 # --- C++: demangled names as llvm-xray's symbolizer gives them ------------
-if clang++ -O2 -fxray-instrument -fxray-instruction-threshold=1 \
-     -o "$T/prog_cxx" "$FNT_SOURCE/test/xray/prog.cc" 2>"$T/clangxx.err"; then
+if clang++ $XFLAGS -o "$T/prog_cxx" "$FNT_SOURCE/test/xray/prog.cc" 2>"$T/clangxx.err"; then
   mkdir -p "$T/cxx"
   XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$T/cxx/" \
   XRAY_BASIC_OPTIONS="func_duration_threshold_us=0" "$T/prog_cxx" 2>/dev/null
