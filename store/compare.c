@@ -205,11 +205,17 @@ static int cmpRow(const void *pA, const void *pB){
 struct fnt_compare {
   fnt_compare_row *aRow;
   size_t nRow;
+  int64_t nRunA, nRunB;
   char *zArena;          /* the rows' keys and symbols */
 };
 
 size_t fnt_compare_count(const fnt_compare *c){
   return c ? c->nRow : 0;
+}
+
+void fnt_compare_runs(const fnt_compare *c, int64_t *runs_a, int64_t *runs_b){
+  if( runs_a ) *runs_a = c ? c->nRunA : 0;
+  if( runs_b ) *runs_b = c ? c->nRunB : 0;
 }
 
 const fnt_compare_row *fnt_compare_rows(const fnt_compare *c){
@@ -303,6 +309,8 @@ int fnt_compare_compute(fnt_snapshot *snap, const char *repo,
   c = fnt_calloc(1, sizeof(*c));
   aHeat = fnt_calloc(nRun+1, sizeof(fnt_heat*));
   if( c==0 || aHeat==0 ) goto nomem;
+  c->nRunA = (int64_t)nA;
+  c->nRunB = (int64_t)nB;
   for(i=0; i<nRun; i++){
     const fnt_heat_row *aRow;
     size_t k, n;

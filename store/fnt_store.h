@@ -574,6 +574,8 @@ int fnt_compare_compute(fnt_snapshot *snap, const char *repo,
                         const char *commit_a, const char *commit_b,
                         fnt_compare **out);
 size_t fnt_compare_count(const fnt_compare *c);
+/* The runs of each side (also when no run calls anything). */
+void fnt_compare_runs(const fnt_compare *c, int64_t *runs_a, int64_t *runs_b);
 /* Rows ordered by p_value ascending (NAN last), then ratio descending (NAN
 ** last), then key; owned by `c`. */
 const fnt_compare_row *fnt_compare_rows(const fnt_compare *c);
