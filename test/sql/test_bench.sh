@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_bench.sh -- a smoke test of `fnt bench`: a small run of every system
 # (fntrace C API and SQL, plain and normalized SQLite), of the snapshot
-# warehouse and of comparing two commits; the table is printed, the JSON after it parses, and every
-# figure is there with a number.  Figures themselves are not judged here:
+# warehouse and of comparing two commits; the table is printed, the JSON
+# after it parses, and every figure is there with a number.  Figures themselves are not judged here:
 # 20,000 events under ASan say nothing about speed.  `fnt bench` itself
 # fails when the systems disagree (window rows, scan rows, heat totals).
 set -euo pipefail
