@@ -167,52 +167,43 @@ static const fnt_compare_row **showOrder(const fnt_compare *cmp,
   return ap;
 }
 
-static void jsonString(FILE *out, const char *s){
-  fputc('"', out);
+/* `, "name": "text"` (sep is what comes before the name). */
+static void jsonText(const char *sep, const char *name, const char *s){
+  printf("%s\"%s\": \"", sep, name);
   for(; *s; s++){
     unsigned char c = (unsigned char)*s;
-    if( c=='"' || c=='\\' ) fprintf(out, "\\%c", c);
-    else if( c<0x20 ) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
+    if( c=='"' || c=='\\' ) printf("\\%c", c);
+    else if( c<0x20 ) printf("\\u%04x", c);
+    else putchar(c);
   }
-  fputc('"', out);
+  putchar('"');
 }
 
-/* A JSON number, null for NAN; 17 digits round-trip a double. */
-static void jsonReal(FILE *out, double v){
-  if( isnan(v) ) fputs("null", out);
-  else fprintf(out, "%.17g", v);
+/* `, "name": v`, null for NAN; 17 digits round-trip a double. */
+static void jsonReal(const char *sep, const char *name, double v){
+  printf("%s\"%s\": ", sep, name);
+  if( isnan(v) ) printf("null");
+  else printf("%.17g", v);
 }
 
 static void printJson(const cmp_opts *o, const fnt_compare_row **ap, size_t n,
                       size_t nShow, size_t nSlower, int64_t nA, int64_t nB){
   size_t i;
-  printf("{\"repo\": ");
-  jsonString(stdout, o->repo);
-  printf(", \"commit_a\": ");
-  jsonString(stdout, o->commit_a);
-  printf(", \"commit_b\": ");
-  jsonString(stdout, o->commit_b);
-  printf(",\n \"runs_a\": %lld, \"runs_b\": %lld, \"alpha\": ", (long long)nA,
-         (long long)nB);
-  jsonReal(stdout, o->alpha);
-  printf(", \"min_ratio\": ");
-  jsonReal(stdout, o->min_ratio);
+  jsonText("{", "repo", o->repo);
+  jsonText(", ", "commit_a", o->commit_a);
+  jsonText(", ", "commit_b", o->commit_b);
+  printf(",\n \"runs_a\": %lld, \"runs_b\": %lld", (long long)nA, (long long)nB);
+  jsonReal(", ", "alpha", o->alpha);
+  jsonReal(", ", "min_ratio", o->min_ratio);
   printf(", \"functions\": %zu, \"regressions\": %zu,\n \"rows\": [", n, nSlower);
   for(i=0; i<nShow; i++){
     const fnt_compare_row *r = ap[i];
-    printf("%s\n  {\"key\": ", i ? "," : "");
-    jsonString(stdout, r->key);
-    printf(", \"symbol\": ");
-    jsonString(stdout, r->symbol);
-    printf(", \"median_a\": ");
-    jsonReal(stdout, r->median_a);
-    printf(", \"median_b\": ");
-    jsonReal(stdout, r->median_b);
-    printf(", \"ratio\": ");
-    jsonReal(stdout, r->ratio);
-    printf(", \"p_value\": ");
-    jsonReal(stdout, r->p_value);
+    jsonText(i ? ",\n  {" : "\n  {", "key", r->key);
+    jsonText(", ", "symbol", r->symbol);
+    jsonReal(", ", "median_a", r->median_a);
+    jsonReal(", ", "median_b", r->median_b);
+    jsonReal(", ", "ratio", r->ratio);
+    jsonReal(", ", "p_value", r->p_value);
     printf(", \"verdict\": \"%s\"}", verdictName[verdictOf(r, o)]);
   }
   printf("%s]}\n", nShow ? "\n " : "");
