@@ -82,6 +82,16 @@ cat "$T/table"
 ! grep -q $'\033' "$T/table" || fail "colour codes in piped output"
 sed -n 4p "$T/table" | grep -Eq '^slower +0\.0122 .* leaf_work$' || fail "table: leaf_work not first"
 grep -q "slower with p <= 0.05 and ratio >= 1.05" "$T/table" || fail "table: no summary line"
+# on a terminal (script(1) gives it one): leaf_work's row in red, unless NO_COLOR
+if command -v script >/dev/null; then
+  cmd="$FNT compare --warehouse $WH --repo $REPO --alpha 0.05 base slow"
+  script -qec "$cmd" /dev/null >"$T/tty" || true
+  grep -q $'\033\[31mslower .*leaf_work' "$T/tty" || { cat -v "$T/tty"; fail "no colour on a terminal"; }
+  NO_COLOR=1 script -qec "$cmd" /dev/null >"$T/tty" || true
+  ! grep -q $'\033' "$T/tty" || fail "colour despite NO_COLOR"
+else
+  echo "note: no script(1), colour on a terminal not checked"
+fi
 # the default alpha (0.01) cannot be reached with 5 runs a side: exit 0
 "$FNT" compare --warehouse "$WH" --repo "$REPO" base slow >/dev/null \
   || fail "alpha 0.01 with 5 runs a side flagged something"
