@@ -70,6 +70,11 @@ flagged = [(r["symbol"], r["verdict"], round(r["p_value"], 4), round(r["ratio"],
            for r in rows if r["verdict"] and r["symbol"] in unchanged]
 print("false positives (unchanged functions flagged at p <= 0.05):",
       flagged or "none")
+near = [(r["symbol"], round(r["p_value"], 4), round(r["ratio"], 3)) for r in rows
+        if r["symbol"] in unchanged and not r["verdict"]
+        and r["p_value"] is not None and r["p_value"] <= 0.05]
+print("unchanged functions at p <= 0.05 within the ratio threshold:",
+      near or "none")
 print("regressions:", doc["regressions"], [r["symbol"] for r in rows
                                            if r["verdict"] == "slower"])
 PY
