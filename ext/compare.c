@@ -1,8 +1,22 @@
 /*
-** compare.c -- fnt_compare(repo, commit_a, commit_b), the table-valued
-** function of SPEC §9: per key, the runs of commit_a against those of
-** commit_b (medians of the key's inclusive_ns, their ratio, a Mann-Whitney
-** U p-value), the likeliest changes first.
+** compare.c -- the table-valued functions of SPEC §9, comparing runs and
+** commits.
+**
+** fnt_diff(run_a, run_b): per key of either run, calls, inclusive time,
+** self time and p50 of each (fnt_diff_compute, from the runs' accounts), in
+** key order.  A run that does not call the key has 0s and a NULL p50.
+**
+**   SELECT key, inclusive_a, inclusive_b FROM fnt_diff('run-1', 'run-2')
+**    ORDER BY inclusive_b - inclusive_a DESC;
+**
+**   CREATE TABLE x(key TEXT, symbol TEXT, calls_a INTEGER, calls_b INTEGER,
+**                  inclusive_a INTEGER, inclusive_b INTEGER, self_a INTEGER,
+**                  self_b INTEGER, p50_a INTEGER, p50_b INTEGER,
+**                  run_a HIDDEN, run_b HIDDEN)
+**
+** fnt_compare(repo, commit_a, commit_b): per key, the runs of commit_a
+** against those of commit_b (medians of the key's inclusive_ns, their
+** ratio, a Mann-Whitney U p-value), the likeliest changes first.
 **
 **   SELECT key, median_a, median_b, ratio, p_value
 **     FROM fnt_compare('acme/widget', '9f1c2e0', 'a41b7d3')
@@ -15,8 +29,9 @@
 **
 ** xFilter (tvf.c) runs fnt_compare_compute() (store/compare.c), which reads
 ** each run's heat; the cursor walks its rows in the store's order (p_value,
-** then ratio descending).  The three arguments are required; a NULL one
-** gives no rows.  The store's NAN is SQL NULL.
+** then ratio descending).  The store's NAN is SQL NULL.
+**
+** Every argument is required; a NULL one gives no rows.
 */
 #include <math.h>
 
@@ -88,6 +103,60 @@ static const FntTvf cmpTvf = {
   .xColumn = cmpColumn,
 };
 
+/* ---- fnt_diff */
+#define DIFF_COL_KEY      0
+#define DIFF_COL_SYMBOL   1
+#define DIFF_COL_RUN_A    10  /* HIDDEN: run_a, run_b */
+
+static int diffCompute(fnt_snapshot *pSnap, const char *const *azArg,
+                       void **ppRows, size_t *pnRow){
+  fnt_diff *d = 0;
+  int rc = fnt_diff_compute(pSnap, azArg[0], azArg[1], &d);
+  *ppRows = d;
+  *pnRow = fnt_diff_count(d);
+  return rc;
+}
+
+static void diffFree(void *pRows){
+  fnt_diff_free((fnt_diff*)pRows);
+}
+
+static void diffColumn(const void *pRows, size_t iRow, int iCol,
+                       sqlite3_context *ctx){
+  const fnt_diff_row *r = &fnt_diff_rows(pRows)[iRow];
+  /* Columns 2..9: calls, inclusive, self, p50, each run a then run b. */
+  const int64_t aInt[8] = { r->calls_a, r->calls_b, r->inclusive_a,
+      r->inclusive_b, r->self_a, r->self_b, r->p50_a, r->p50_b };
+  if( iCol==DIFF_COL_KEY ){
+    sqlite3_result_text(ctx, r->key, -1, SQLITE_TRANSIENT);
+  }else if( iCol==DIFF_COL_SYMBOL ){
+    sqlite3_result_text(ctx, r->symbol, -1, SQLITE_TRANSIENT);
+  }else if( (iCol==8 && !r->in_a) || (iCol==9 && !r->in_b) ){
+    sqlite3_result_null(ctx);              /* no call: no p50 */
+  }else{
+    sqlite3_result_int64(ctx, aInt[iCol-2]);
+  }
+}
+
+static const FntTvf diffTvf = {
+  .zName = "fnt_diff",
+  .zSchema = "CREATE TABLE x(key TEXT, symbol TEXT, calls_a INTEGER, "
+             "calls_b INTEGER, inclusive_a INTEGER, inclusive_b INTEGER, "
+             "self_a INTEGER, self_b INTEGER, p50_a INTEGER, p50_b INTEGER, "
+             "run_a HIDDEN, run_b HIDDEN)",
+  .iFirstArg = DIFF_COL_RUN_A,
+  .nArg = 2,
+  .zUsage = "fnt_diff: the run_a and run_b arguments are required, as in "
+            "SELECT * FROM fnt_diff('run-a', 'run-b')",
+  /* The accounts of two runs. */
+  .estimatedCost = 2e5,
+  .xCompute = diffCompute,
+  .xFree = diffFree,
+  .xColumn = diffColumn,
+};
+
 int fntRegisterCompare(sqlite3 *db, FntConn *p){
-  return fntRegisterTvf(db, p, &cmpTvf);
+  int rc = fntRegisterTvf(db, p, &cmpTvf);
+  if( rc==SQLITE_OK ) rc = fntRegisterTvf(db, p, &diffTvf);
+  return rc;
 }

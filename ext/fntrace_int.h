@@ -67,7 +67,7 @@ int fntRegisterFiling(sqlite3 *db, FntConn *p);  /* filing.c */
 int fntRegisterTables(sqlite3 *db, FntConn *p);  /* tables.c, summary.c */
 int fntRegisterSummary(sqlite3 *db, FntConn *p); /* summary.c, called by tables.c */
 int fntRegisterRunFunctions(sqlite3 *db, FntConn *p);  /* run_functions.c */
-int fntRegisterCompare(sqlite3 *db, FntConn *p); /* compare.c */
+int fntRegisterCompare(sqlite3 *db, FntConn *p); /* compare.c: fnt_compare, fnt_diff */
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p);  /* maintenance.c */
 
 #endif /* FNTRACE_INT_H */

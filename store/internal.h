@@ -18,6 +18,7 @@
 **   warehouse.c open/close and the folder layout
 **   heat.c      fnt_heat (SPEC §5)
 **   compare.c   fnt_compare (SPEC §9): medians and the Mann-Whitney U test
+**   diff.c      fnt_diff (SPEC §9): two runs' accounts side by side
 */
 #ifndef FNT_INTERNAL_H
 #define FNT_INTERNAL_H

@@ -1,8 +1,10 @@
 /*
-** compare.c -- `fnt compare`: did a commit make anything slower?  The runs
-** of two commits of a repo, per function, through fnt_compare_compute()
-** (SPEC §9), as a table for people (significant regressions first, in
-** colour on a terminal) or JSON for scripts, with an exit status for CI.
+** compare.c -- comparing (SPEC §9).  `fnt compare`: did a commit make
+** anything slower?  The runs of two commits of a repo, per function,
+** through fnt_compare_compute(), as a table for people (significant
+** regressions first, in colour on a terminal) or JSON for scripts, with an
+** exit status for CI.  `fnt diff`: two runs side by side, per function,
+** through fnt_diff_compute(), the largest slowdowns first.
 */
 #include <getopt.h>
 #include <math.h>
@@ -301,4 +303,111 @@ int cmd_compare(int argc, char **argv){
   fnt_compare_free(cmp);
   fnt_close(st);
   return nSlower ? CMP_EXIT_REGRESSION : CMP_EXIT_SAME;
+}
+
+/* ------------------------------------------------------------------------
+** fnt diff
+*/
+static int64_t diffDelta(const fnt_diff_row *r){
+  return r->inclusive_b - r->inclusive_a;
+}
+
+/* The largest slowdown (inclusive_b - inclusive_a) first, then by key. */
+static int cmpDiffRow(const void *pA, const void *pB){
+  const fnt_diff_row *a = pA, *b = pB;
+  int64_t da = diffDelta(a), db = diffDelta(b);
+  if( da!=db ) return da>db ? -1 : 1;
+  return strcmp(a->key, b->key);
+}
+
+/* "12.345" ms, or "-" when the run does not call the key. */
+static void fmtP50(char *out, size_t n, int in, int64_t p50){
+  fmtReal(out, n, in ? (double)p50/1e6 : NAN, 3, 'f');
+}
+
+int cmd_diff(int argc, char **argv){
+  static const struct option diffOpts[] = {
+    {"warehouse", required_argument, 0, 'w'},
+    {"top",       required_argument, 0, 'n'},
+    {"help",      no_argument,       0, 'h'},
+    {0, 0, 0, 0}
+  };
+  const char *wh = 0, *zA, *zB;
+  long top = 20;
+  fnt_store *st;
+  fnt_snapshot *snap;
+  fnt_diff *d = 0;
+  fnt_diff_row *aRow = 0;
+  size_t i, n, nInA = 0, nInB = 0;
+  int c, rc;
+  optind = 1;
+  while( (c = getopt_long(argc, argv, "w:n:h", diffOpts, 0))!=-1 ){
+    if( c=='w' ){ wh = optarg; continue; }
+    if( c=='n' ){
+      char *end;
+      top = strtol(optarg, &end, 10);
+      if( end==optarg || *end || top<=0 ){
+        cli_error("diff", "--top: expected a positive number, not '%s'", optarg);
+        return 2;
+      }
+      continue;
+    }
+    printf("usage: fnt diff [--warehouse DIR] [--top N] RUN_A RUN_B\n\n"
+           "Two runs side by side, per function: inclusive time in each, its\n"
+           "change, calls and median call duration (p50), the largest slowdown\n"
+           "first (SQL: fnt_diff(run_a, run_b)).  For runs of two commits with\n"
+           "statistics, see fnt compare.\n\n"
+           "  --top N   show at most N functions (default 20)\n\n"
+           "example:\n  fnt diff --top 10 run-before run-after\n");
+    return c=='h' ? 0 : 2;
+  }
+  if( argc-optind!=2 ){ cli_error("diff", "expected RUN_A and RUN_B (see fnt diff --help)"); return 2; }
+  zA = argv[optind];
+  zB = argv[optind+1];
+  st = cli_open(cli_warehouse(wh));
+  if( st==0 ) return 1;
+  rc = fnt_snapshot_current(st, &snap);
+  if( rc==FNT_OK ){
+    rc = fnt_diff_compute(snap, zA, zB, &d);
+    fnt_snapshot_release(snap);
+  }
+  if( rc ){
+    cli_error("diff", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    fnt_close(st);
+    return 1;
+  }
+  n = fnt_diff_count(d);
+  for(i=0; i<n; i++){
+    nInA += fnt_diff_rows(d)[i].in_a;
+    nInB += fnt_diff_rows(d)[i].in_b;
+  }
+  if( nInA==0 || nInB==0 ){
+    cli_error("diff", "no calls in run '%s' in %s (see fnt ls)", nInA ? zB : zA, fnt_path(st));
+    fnt_diff_free(d);
+    fnt_close(st);
+    return 1;
+  }
+  aRow = malloc(n*sizeof(*aRow));
+  if( aRow==0 ){ cli_error("diff", "out of memory"); fnt_diff_free(d); fnt_close(st); return 1; }
+  memcpy(aRow, fnt_diff_rows(d), n*sizeof(*aRow));
+  qsort(aRow, n, sizeof(*aRow), cmpDiffRow);
+  printf("%s -> %s\n\n", zA, zB);
+  printf("%14s %14s %12s %9s %9s %11s %11s  %s\n", "inclusive_a_ms",
+         "inclusive_b_ms", "change_ms", "calls_a", "calls_b", "p50_a_ms",
+         "p50_b_ms", "function");
+  for(i=0; i<n && i<(size_t)top; i++){
+    const fnt_diff_row *r = &aRow[i];
+    char pa[32], pb[32];
+    fmtP50(pa, sizeof(pa), r->in_a, r->p50_a);
+    fmtP50(pb, sizeof(pb), r->in_b, r->p50_b);
+    printf("%14.3f %14.3f %+12.3f %9lld %9lld %11s %11s  %s\n",
+           (double)r->inclusive_a/1e6, (double)r->inclusive_b/1e6,
+           (double)diffDelta(r)/1e6, (long long)r->calls_a,
+           (long long)r->calls_b, pa, pb, r->symbol);
+  }
+  if( n>(size_t)top ) printf("(%zu more functions: --top N)\n", n-(size_t)top);
+  free(aRow);
+  fnt_diff_free(d);
+  fnt_close(st);
+  return 0;
 }

@@ -18,6 +18,7 @@ static const struct {
   {"import-perf", cmd_import_perf, "file a perf.data or `perf script` output as a profile"},
   {"ls",          cmd_ls,          "list runs and profiles, newest first"},
   {"heat",        cmd_heat,        "the hottest functions of a run"},
+  {"diff",        cmd_diff,        "two runs side by side, per function"},
   {"compare",     cmd_compare,     "did a commit make anything slower? its runs against another's"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},
   {"compact",     cmd_compact,     "merge small segment files so that queries open fewer"},

@@ -15,6 +15,7 @@ int cmd_import_perf(int argc, char **argv);   /* import_perf.c */
 int cmd_ls(int argc, char **argv);            /* read.c */
 int cmd_heat(int argc, char **argv);          /* read.c */
 int cmd_compare(int argc, char **argv);       /* compare.c */
+int cmd_diff(int argc, char **argv);          /* compare.c */
 int cmd_sql(int argc, char **argv);           /* read.c */
 int cmd_check(int argc, char **argv);         /* check.c */
 int cmd_bench(int argc, char **argv);         /* bench.c */

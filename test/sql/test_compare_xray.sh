@@ -7,7 +7,9 @@
 # leaf_work first, slower with p < 0.05, and exit 3; the functions that did
 # not change and that it flags anyway (false positives) are printed.  Then
 # the table without a terminal (no colour), the SQL function's agreement,
-# the same commit on both sides (exit 0), errors and usage.
+# the same commit on both sides (exit 0), errors and usage.  Last, `fnt
+# diff` and fnt_diff of two of the runs: each side equal to its run's heat,
+# leaf_work's median call (p50) much longer in the slow run.
 set -euo pipefail
 : "${FNT_BUILD:?}" "${FNT_SOURCE:?}" "${FNT_TEST_TMP:?}"
 FNT="$FNT_BUILD/fnt"
@@ -128,4 +130,29 @@ expect_exit 2 "--alpha: expected a number from 0 to 1" --repo "$REPO" --alpha 2 
 expect_exit 2 "--min-ratio" --repo "$REPO" --min-ratio 0.5 base slow
 expect_exit 2 "--top: expected a positive number" --repo "$REPO" --top 0 base slow
 "$FNT" compare --help | grep -q "3  at least one function is slower" || fail "--help: exit codes"
+
+# --- fnt_diff of one run of each: the heat of each run, leaf_work's p50 ------
+q(){ { printf '.load %s/fntrace\n.mode tabs\n.output /dev/null\n' "$FNT_BUILD"
+       printf "SELECT fnt_open('%s');\n.output stdout\n" "$WH"; cat; } \
+     | LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory:; }
+for side in a b; do
+  run=base-1; [ "$side" = b ] && run=slow-1
+  got=$(q <<<"SELECT key, calls_$side, inclusive_$side, self_$side FROM fnt_diff('base-1', 'slow-1') WHERE calls_$side > 0 ORDER BY key;")
+  want=$(q <<<"SELECT key, calls, inclusive_ns, self_ns FROM fnt_heat('$run') ORDER BY key;")
+  [ -n "$want" ] && [ "$got" = "$want" ] || fail "fnt_diff side $side differs from fnt_heat('$run')"
+done
+got=$(q <<<"SELECT p50_b > 5 * p50_a FROM fnt_diff('base-1', 'slow-1') WHERE key = '?leaf_work';")
+[ "$got" = 1 ] || fail "leaf_work's p50 in the slow run: '$got'"
+got=$(q <<<"SELECT count(*), count(p50_b) FROM fnt_diff('base-1', 'no-such-run');")
+[ "$got" = "$(printf '10\t0')" ] || fail "fnt_diff against an unknown run: '$got'"
+"$FNT" diff --warehouse "$WH" --top 4 base-1 slow-1 >"$T/diff" || fail "fnt diff: exit $?"
+cat "$T/diff"
+sed -n 1p "$T/diff" | grep -q "^base-1 -> slow-1$" || fail "fnt diff: no header"
+[ "$(grep -c . "$T/diff")" = 7 ] || fail "fnt diff --top 4: not 4 rows and the rest line"
+# the change column (3rd) comes in descending order
+awk 'NR>=3 && NR<=6 {print $3}' "$T/diff" | sort -g -r -c || fail "fnt diff: not largest slowdown first"
+rc=0; "$FNT" diff --warehouse "$WH" base-1 nope 2>"$T/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "no calls in run 'nope'" "$T/err" || fail "fnt diff of an unknown run: exit $rc"
+rc=0; "$FNT" diff --warehouse "$WH" base-1 2>/dev/null || rc=$?
+[ "$rc" = 2 ] || fail "fnt diff with one run: exit $rc, want 2"
 echo "ok: compare on real traces"
