@@ -320,9 +320,9 @@ static int cmpDiffRow(const void *pA, const void *pB){
   return strcmp(a->key, b->key);
 }
 
-/* "12.345" ms, or "-" when the run does not call the key. */
+/* "12.345" microseconds, or "-" when the run does not call the key. */
 static void fmtP50(char *out, size_t n, int in, int64_t p50){
-  fmtReal(out, n, in ? (double)p50/1e6 : NAN, 3, 'f');
+  fmtReal(out, n, in ? (double)p50/1e3 : NAN, 3, 'f');
 }
 
 int cmd_diff(int argc, char **argv){
@@ -393,8 +393,8 @@ int cmd_diff(int argc, char **argv){
   qsort(aRow, n, sizeof(*aRow), cmpDiffRow);
   printf("%s -> %s\n\n", zA, zB);
   printf("%14s %14s %12s %9s %9s %11s %11s  %s\n", "inclusive_a_ms",
-         "inclusive_b_ms", "change_ms", "calls_a", "calls_b", "p50_a_ms",
-         "p50_b_ms", "function");
+         "inclusive_b_ms", "change_ms", "calls_a", "calls_b", "p50_a_us",
+         "p50_b_us", "function");
   for(i=0; i<n && i<(size_t)top; i++){
     const fnt_diff_row *r = &aRow[i];
     char pa[32], pb[32];
