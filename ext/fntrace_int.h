@@ -40,11 +40,34 @@ int fntSqliteCode(int rc);
 ** none), sqlite3_malloc'd. */
 char *fntStoreError(const char *zPrefix, fnt_store *pStore, int rc);
 
+/* A table-valued function whose rows one store call computes from its
+** arguments (tvf.c does the sqlite3_module part; run_functions.c and
+** compare.c describe the functions).  The arguments are the
+** schema's last nArg columns, HIDDEN, each required with =. */
+typedef struct FntTvf {
+  const char *zName;          /* "fnt_heat": the module, and errors' prefix */
+  const char *zSchema;        /* "CREATE TABLE x(...)" */
+  int iFirstArg, nArg;        /* the argument columns; 1 <= nArg <= 8 */
+  const char *zUsage;         /* the error when an argument is missing */
+  double estimatedCost;       /* of computing the rows, for the planner */
+  /* Computes the rows for the arguments (none NULL) in pSnap: *ppRows (may
+  ** stay NULL when there are none) and *pnRow.  A store code: on failure
+  ** the store's message is the error. */
+  int (*xCompute)(fnt_snapshot *pSnap, const char *const *azArg,
+                  void **ppRows, size_t *pnRow);
+  void (*xFree)(void *pRows);
+  /* The result of column iCol (< iFirstArg) of row iRow. */
+  void (*xColumn)(const void *pRows, size_t iRow, int iCol,
+                  sqlite3_context *ctx);
+} FntTvf;
+int fntRegisterTvf(sqlite3 *db, FntConn *p, const FntTvf *pTvf);  /* tvf.c */
+
 /* Registration, one per file of ext/. */
 int fntRegisterFiling(sqlite3 *db, FntConn *p);  /* filing.c */
 int fntRegisterTables(sqlite3 *db, FntConn *p);  /* tables.c, summary.c */
 int fntRegisterSummary(sqlite3 *db, FntConn *p); /* summary.c, called by tables.c */
 int fntRegisterRunFunctions(sqlite3 *db, FntConn *p);  /* run_functions.c */
+int fntRegisterCompare(sqlite3 *db, FntConn *p); /* compare.c: fnt_compare, fnt_diff */
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p);  /* maintenance.c */
 
 #endif /* FNTRACE_INT_H */

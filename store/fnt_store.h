@@ -410,6 +410,8 @@ void fnt_scan_close(fnt_scan *sc);
 */
 typedef struct fnt_heat_row {
   const char *key;           /* stable_id, or "?" followed by the symbol */
+  const char *symbol;        /* the symbol of the key's first function in the
+                             ** run's files (keys may have several) */
   int64_t inclusive_ns;
   int64_t self_ns;
   int64_t calls;
@@ -537,6 +539,71 @@ size_t fnt_callgraph_count(const fnt_callgraph *g);
 /* Rows ordered by caller_key (NULL first), then callee_key; owned by g. */
 const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g);
 void fnt_callgraph_free(fnt_callgraph *g);
+
+/* ------------------------------------------------------------------------
+** Comparing two runs (SPEC §9): per key of either run, its calls,
+** inclusive and self time and p50 in each, from fnt_account of each run.
+*/
+typedef struct fnt_diff_row {
+  const char *key, *symbol;   /* symbol: run a's account's, else run b's */
+  int in_a, in_b;             /* 1 when that run calls the key */
+  /* A run that does not call the key counts 0; its p50 is SQL NULL. */
+  int64_t calls_a, calls_b, inclusive_a, inclusive_b, self_a, self_b;
+  int64_t p50_a, p50_b;
+} fnt_diff_row;
+
+typedef struct fnt_diff fnt_diff;
+
+/* Compares run_b with run_a in a pinned snapshot.  Unknown runs have no
+** keys.  @return FNT_OK, FNT_E_MISUSE (a NULL argument) or a negative code
+** of fnt_account_compute(); on failure *out is NULL. */
+int fnt_diff_compute(fnt_snapshot *snap, const char *run_a, const char *run_b,
+                     fnt_diff **out);
+size_t fnt_diff_count(const fnt_diff *d);
+/* Rows in key order (strcmp); owned by `d`. */
+const fnt_diff_row *fnt_diff_rows(const fnt_diff *d);
+void fnt_diff_free(fnt_diff *d);
+
+/* ------------------------------------------------------------------------
+** Comparing commits (SPEC §9): did a commit make anything slower?  Every
+** run of `repo` filed under commit_a is a sample of side a, every run under
+** commit_b one of side b (a run's commit is that of its lowest-numbered
+** filed chunk).  Per key the value of a run is the key's inclusive_ns in
+** the run's heat (0 when the run has no call of it): the comparison reads
+** the runs' heat, never more.
+*/
+typedef struct fnt_compare_row {
+  const char *key;           /* as fnt_heat_row.key */
+  const char *symbol;        /* the symbol of the first run (side a first,
+                             ** then by run_id) that calls the key */
+  int64_t runs_a, runs_b;    /* the runs of each side (the same on every row) */
+  double median_a, median_b; /* of the runs' values; NAN when a side has none */
+  double ratio;              /* median_b / median_a; NAN when median_a is 0
+                             ** or NAN */
+  double p_value;            /* two-sided Mann-Whitney U, normal
+                             ** approximation with tie and continuity
+                             ** corrections (SciPy's mannwhitneyu(...,
+                             ** method='asymptotic')); NAN when a side has
+                             ** fewer than 2 runs or every value is equal */
+} fnt_compare_row;
+
+typedef struct fnt_compare fnt_compare;
+
+/* Compares the runs of commit_a with those of commit_b in a pinned snapshot:
+** one row per key that either side's runs call.  A commit with no runs
+** gives a side of 0 runs (no rows when neither has any).
+** @return FNT_OK, FNT_E_MISUSE (a NULL argument), or a negative code of
+**         fnt_heat_compute(); on failure *out is NULL. */
+int fnt_compare_compute(fnt_snapshot *snap, const char *repo,
+                        const char *commit_a, const char *commit_b,
+                        fnt_compare **out);
+size_t fnt_compare_count(const fnt_compare *c);
+/* The runs of each side (also when no run calls anything). */
+void fnt_compare_runs(const fnt_compare *c, int64_t *runs_a, int64_t *runs_b);
+/* Rows ordered by p_value ascending (NAN last), then ratio descending (NAN
+** last), then key; owned by `c`. */
+const fnt_compare_row *fnt_compare_rows(const fnt_compare *c);
+void fnt_compare_free(fnt_compare *c);
 
 #ifdef __cplusplus
 }

@@ -136,6 +136,7 @@ void fnt_heat_free(fnt_heat *h){
 
 int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   fnt_heat *h;
+  const char **azSym = 0;      /* per key id: its symbol */
   uint32_t k;
   int rc;
   if( out ) *out = 0;
@@ -147,17 +148,25 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   rc = runSums(snap, run_id, &h->s);
   if( rc==FNT_OK ){
     h->rows = fnt_calloc((size_t)h->s.nkey+1, sizeof(fnt_heat_row));
-    if( h->rows==0 ) rc = fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
+    azSym = fnt_calloc((size_t)h->s.tab.nkey+1, sizeof(char*));
+    if( h->rows==0 || azSym==0 ) rc = fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
+  }
+  /* A key's symbol: that of its first function in the run's files. */
+  for(k=0; rc==FNT_OK && k<h->s.tab.nfn; k++){
+    uint32_t id = h->s.tab.key[k];
+    if( azSym[id]==0 ) azSym[id] = h->s.tab.fn[k].symbol;
   }
   for(k=0; rc==FNT_OK && k<h->s.nkey; k++){
     fnt_heat_row *r;
     if( h->s.calls[k]==0 ) continue;
     r = &h->rows[h->n++];
     r->key = h->s.tab.keys[k];
+    r->symbol = azSym[k] ? azSym[k] : "";
     r->inclusive_ns = (int64_t)h->s.incl[k];
     r->self_ns = (int64_t)h->s.self[k];
     r->calls = (int64_t)h->s.calls[k];
   }
+  fnt_free(azSym);
   if( rc ){ fnt_heat_free(h); return rc; }
   *out = h;
   return FNT_OK;

@@ -17,6 +17,8 @@
 **   scan.c      predicate scans with partition and row-group pruning
 **   warehouse.c open/close and the folder layout
 **   heat.c      fnt_heat (SPEC §5)
+**   compare.c   fnt_compare (SPEC §9): medians and the Mann-Whitney U test
+**   diff.c      fnt_diff (SPEC §9): two runs' accounts side by side
 */
 #ifndef FNT_INTERNAL_H
 #define FNT_INTERNAL_H
@@ -251,5 +253,12 @@ void fnt_snapshot_hint(fnt_store *st, uint64_t id);
 int fnt_scan_open_entries(fnt_snapshot *snap, fnt_table table,
                           const fnt_entry *const *entries, size_t n,
                           int ordered, fnt_scan **out);
+
+/* ---- compare.c */
+/* The two-sided Mann-Whitney U p-value of fnt_compare_row.p_value on two
+** samples, each sorted ascending: NAN when a side has fewer than 2 values or
+** every value is equal. */
+double fnt_mann_whitney_p(const int64_t *a, size_t na,
+                          const int64_t *b, size_t nb);
 
 #endif /* FNT_INTERNAL_H */

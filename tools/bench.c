@@ -13,6 +13,9 @@
 ** the filing calls are timed, not the generation of events or JSON text.
 ** Every system's answers are cross-checked (window row counts, scan row
 ** counts, heat totals): a figure for wrong rows would be worthless.
+** Last, fnt_compare over two commits of many runs each (the same synthetic
+** run with its clock stretched a little differently per run), timed in a
+** fresh process.
 */
 #include <errno.h>
 #include <ftw.h>
@@ -49,6 +52,8 @@ typedef struct bench_opts {
   int windows;
   uint64_t window_events;
   int snap_runs, snap_chunks;
+  int skip_compare, cmp_runs;  /* cmp_runs: runs of each commit */
+  uint64_t cmp_events;         /* events of each of those runs */
 } bench_opts;
 
 /* What a child sends back through its pipe (plain data only). */
@@ -79,11 +84,19 @@ typedef struct snap_figures {
   uint64_t sql_rows, c_rows;
 } snap_figures;
 
+typedef struct cmp_figures {
+  int ran;
+  double build_s;              /* filing the runs */
+  double s;                    /* fnt_compare_compute, in a fresh process */
+  uint64_t rows;
+} cmp_figures;
+
 typedef struct bench {
   bench_opts o;
   char root[PATH_MAX];
   char path[NSYS][PATH_MAX + 32];
   char snapPath[PATH_MAX + 32];
+  char cmpPath[PATH_MAX + 32];
   char ext[PATH_MAX + 16];
   char runId[64];
   uint64_t *cp;                /* cp[i]: t_ns of event i*CHECKPOINT */
@@ -93,6 +106,7 @@ typedef struct bench {
   double load[2];              /* 1-minute load average at start and end */
   sys_figures sys[NSYS];
   snap_figures snap;
+  cmp_figures cmp;
 } bench;
 
 static double now(void){
@@ -966,6 +980,91 @@ static int openSnapshots(bench *b, int sys, sys_result *r){
 }
 
 /* ------------------------------------------------------------------------
+** Comparing two commits of cmp_runs runs each.
+*/
+#define CMP_REPO "bench/compare"
+
+/* Files the runs: one synthetic run of cmp_events events, filed 2 x
+** cmp_runs times with its t_ns stretched by a per-run factor (commit B's
+** 2% more), so that every key's values differ between runs. */
+static int buildCompare(bench *b){
+  synth_config sc = b->o.sc;
+  synth *s;
+  fnt_store *st = 0;
+  fnt_event *ev = 0, *out = 0;
+  const fnt_function *fn;
+  size_t nFn, n = 0, k;
+  int r, rc = 1;
+  double t0 = now();
+  sc.events = b->o.cmp_events;
+  s = synth_new(&sc);
+  ev = malloc(sc.events*sizeof(fnt_event));
+  out = malloc(sc.events*sizeof(fnt_event));
+  if( s==0 || ev==0 || out==0 ){ progress("compare: out of memory"); goto done; }
+  while( (k = synth_next(s, ev+n, sc.events-n))>0 ) n += k;
+  fn = synth_functions(s, &nFn);
+  if( (st = cli_open(b->cmpPath))==0 ) goto done;
+  for(r=0; r<2*b->o.cmp_runs; r++){
+    int isB = r>=b->o.cmp_runs;
+    uint64_t num = 1000 + (uint64_t)((r*7919)%13) + (isB ? 20 : 0);
+    char run[64];
+    fnt_chunk ch;
+    memset(&ch, 0, sizeof(ch));
+    for(k=0; k<n; k++){
+      out[k] = ev[k];
+      out[k].t_ns = ev[k].t_ns*num/1000;
+    }
+    snprintf(run, sizeof(run), "compare-%s-%03d", isB ? "B" : "A", r);
+    ch.repo = CMP_REPO; ch.commit = isB ? "B" : "A"; ch.run_id = run;
+    ch.ts_micros = 1764680000000000LL + r; ch.target = "synth"; ch.source = "synth";
+    ch.chunk = 0; ch.chunks = 1; ch.total_events = (int64_t)n;
+    ch.duration_ns = (int64_t)out[n-1].t_ns; ch.threads = -1;
+    ch.functions = fn; ch.n_functions = nFn;
+    ch.events = out; ch.n_events = n;
+    if( fnt_file_chunk(st, &ch)!=1 ){
+      progress("compare: filing %s: %s", run, fnt_errmsg(st));
+      goto done;
+    }
+    if( (r+1)%20==0 ) progress("compare: %d/%d runs filed (%.1f s)", r+1,
+                               2*b->o.cmp_runs, now()-t0);
+  }
+  b->cmp.build_s = now() - t0;
+  rc = 0;
+done:
+  fnt_close(st);
+  free(ev);
+  free(out);
+  synth_free(s);
+  return rc;
+}
+
+/* In a fresh process: fnt_open, a snapshot and fnt_compare of A against B.
+** scan_s = the time, scan_rows = the rows; heat_rows = runs_a, heat_calls =
+** runs_b, for the check. */
+static int compareCommits(bench *b, int sys, sys_result *r){
+  fnt_store *st = 0;
+  fnt_snapshot *snap = 0;
+  fnt_compare *c = 0;
+  int64_t nA = 0, nB = 0;
+  double t0 = now();
+  int rc;
+  (void)sys;
+  rc = fnt_open(b->cmpPath, 0, &st);
+  if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &snap);
+  if( rc==FNT_OK ) rc = fnt_compare_compute(snap, CMP_REPO, "A", "B", &c);
+  r->scan_s = now() - t0;
+  if( rc<0 ) progress("compare: %s", st && fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+  r->scan_rows = fnt_compare_count(c);
+  fnt_compare_runs(c, &nA, &nB);
+  r->heat_rows = (uint64_t)nA;
+  r->heat_calls = nB;
+  fnt_compare_free(c);
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+  return rc<0;
+}
+
+/* ------------------------------------------------------------------------
 ** The table.
 */
 typedef struct figure {
@@ -1048,6 +1147,10 @@ static void collectFigures(bench *b){
     f = addFig("snapshots_open_sql", "open + run summary", "SQL", "ms", SYS_FNT_SQL, -1, 50);
     f->v[SYS_FNT_SQL] = b->snap.sql_ms;
   }
+  if( b->cmp.ran ){
+    f = addFig("compare_c", "compare of two commits", "C API", "s", SYS_FNT_C, -1, 1);
+    f->v[SYS_FNT_C] = b->cmp.s;
+  }
 }
 
 static void fmtVal(char *out, size_t n, double v){
@@ -1096,6 +1199,12 @@ static void printTable(bench *b){
            "%.1f s; opened in a fresh process (OS file cache warm).\n",
            b->o.snap_runs, b->o.snap_chunks, b->o.snap_runs*b->o.snap_chunks, b->snap.build_s);
   }
+  if( b->cmp.ran ){
+    printf("compare: fnt_compare of 2 commits x %d runs of %llu events (%llu keys), "
+           "in a fresh process; the runs filed in %.1f s.\n", b->o.cmp_runs,
+           (unsigned long long)b->o.cmp_events, (unsigned long long)b->cmp.rows,
+           b->cmp.build_s);
+  }
   if( b->o.sc.events!=10000000 || b->o.sc.threads!=8 ){
     printf("targets are set for --events 10000000 --threads 8 on a 2-core machine.\n");
   }
@@ -1125,6 +1234,14 @@ static void writeJson(bench *b, FILE *out){
             (unsigned long long)b->snap.sql_rows);
   }else{
     fprintf(out, " \"snapshots\": null,\n");
+  }
+  if( b->cmp.ran ){
+    fprintf(out, " \"compare\": {\"runs_per_commit\": %d, \"events_per_run\": %llu,"
+            " \"build_s\": %.3f, \"compare_s\": %.3f, \"rows\": %llu},\n",
+            b->o.cmp_runs, (unsigned long long)b->o.cmp_events, b->cmp.build_s,
+            b->cmp.s, (unsigned long long)b->cmp.rows);
+  }else{
+    fprintf(out, " \"compare\": null,\n");
   }
   fprintf(out, " \"figures\": [\n");
   for(i=0; i<nFig; i++){
@@ -1157,7 +1274,8 @@ static void usage(FILE *out){
     "usage: fnt bench [options]\n\n"
     "Files one deterministic synthetic trace into fntrace (C API and SQL) and\n"
     "into plain SQLite schemas, then times replay windows, a full scan, heat\n"
-    "and opening a warehouse of many snapshots; prints one table with the\n"
+    "opening a warehouse of many snapshots and comparing two commits of many\n"
+    "runs (fnt_compare); prints one table with the\n"
     "figures, fntrace's targets and fntrace/alternative ratios.\n\n"
     "  --events N         events of the run (default 1000000)\n"
     "  --threads T        threads (default 8)\n"
@@ -1170,7 +1288,10 @@ static void usage(FILE *out){
     "  --skip-snapshots   skip the 10,000-snapshot warehouse (slow to build)\n"
     "  --windows K        replay windows (default 1000)\n"
     "  --snapshot-runs R  runs of the snapshot warehouse, 10 chunks each (default 1000)\n"
-    "  --chunk-events N   events per filed chunk (default 1000000)\n\n"
+    "  --chunk-events N   events per filed chunk (default 1000000)\n"
+    "  --skip-compare     skip comparing two commits (files 2 x 50 runs)\n"
+    "  --compare-runs N   runs of each commit compared (default 50)\n"
+    "  --compare-events M events of each of those runs (default 1000000)\n\n"
     "examples:\n"
     "  fnt bench\n"
     "  fnt bench --events 10000000 --json bench.json\n"
@@ -1204,6 +1325,9 @@ static const struct option benchOpts[] = {
   {"windows",        required_argument, 0, 'W'},
   {"snapshot-runs",  required_argument, 0, 'R'},
   {"chunk-events",   required_argument, 0, 'C'},
+  {"skip-compare",   no_argument,       0, 'X'},
+  {"compare-runs",   required_argument, 0, 'N'},
+  {"compare-events", required_argument, 0, 'M'},
   {"help",           no_argument,       0, 'h'},
   {0, 0, 0, 0}
 };
@@ -1215,6 +1339,7 @@ static int parseArgs(bench *b, int argc, char **argv){
   o->sc.events = 1000000; o->sc.threads = 8; o->sc.functions = 5000; o->sc.seed = 1;
   o->chunk_events = 1000000; o->windows = 1000; o->window_events = 10000;
   o->snap_runs = 1000; o->snap_chunks = 10;
+  o->cmp_runs = 50; o->cmp_events = 1000000;
   optind = 1;
   while( (c = getopt_long(argc, argv, "+h", benchOpts, 0))!=-1 ){
     switch( c ){
@@ -1241,6 +1366,12 @@ static int parseArgs(bench *b, int argc, char **argv){
       case 'R': if( parseU64("--snapshot-runs", optarg, 1, &v) || v>1000000 ) return 2;
                 o->snap_runs = (int)v; break;
       case 'C': if( parseU64("--chunk-events", optarg, 1000, &o->chunk_events) ) return 2; break;
+      case 'X': o->skip_compare = 1; break;
+      case 'N': if( parseU64("--compare-runs", optarg, 1, &v) || v>10000 ) return 2;
+                o->cmp_runs = (int)v; break;
+      case 'M': if( parseU64("--compare-events", optarg, 1000, &o->cmp_events)
+                 || o->cmp_events>100000000 ) return 2;
+                break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 2;
     }
@@ -1313,7 +1444,7 @@ static int crossCheck(bench *b){
 
 int cmd_bench(int argc, char **argv){
   bench *b = calloc(1, sizeof(bench));
-  int rc = 1, i, made = 0, created[NSYS+1] = {0};
+  int rc = 1, i, made = 0, created[NSYS+2] = {0};
   sys_result tmp;
   if( b==0 ){ cli_error("bench", "out of memory"); return 1; }
   if( (i = parseArgs(b, argc, argv))>=0 ){ free(b); return i; }
@@ -1335,9 +1466,10 @@ int cmd_bench(int argc, char **argv){
     made = 1;
   }
   /* Fresh folders only: a benchmark must not measure (or delete) old data. */
-  for(i=0; i<=NSYS; i++){
-    char *p = i<NSYS ? b->path[i] : b->snapPath;
-    snprintf(p, PATH_MAX + 32, "%s/%s", b->root, i<NSYS ? sysDir[i] : "wh-snapshots");
+  for(i=0; i<=NSYS+1; i++){
+    char *p = i<NSYS ? b->path[i] : i==NSYS ? b->snapPath : b->cmpPath;
+    snprintf(p, PATH_MAX + 32, "%s/%s", b->root,
+             i<NSYS ? sysDir[i] : i==NSYS ? "wh-snapshots" : "wh-compare");
     if( mkdir(p, 0777) ){
       cli_error("bench", "%s: %s (give --dir a folder without earlier bench results)",
                 p, strerror(errno));
@@ -1393,6 +1525,24 @@ int cmd_bench(int argc, char **argv){
     }
     b->snap.ran = 1;
   }
+  if( !b->o.skip_compare && !b->o.only_sqlite ){
+    progress("compare: filing 2 x %d runs of %llu events", b->o.cmp_runs,
+             (unsigned long long)b->o.cmp_events);
+    if( buildCompare(b) ) goto done;
+    memset(&tmp, 0, sizeof(tmp));
+    if( inChild(compareCommits, b, -1, &tmp, 0) ) goto done;
+    b->cmp.s = tmp.scan_s;
+    b->cmp.rows = tmp.scan_rows;
+    if( tmp.heat_rows!=(uint64_t)b->o.cmp_runs || tmp.heat_calls!=b->o.cmp_runs
+     || tmp.scan_rows==0 ){
+      progress("compare: %llu rows over %llu and %lld runs, want %d runs a side",
+               (unsigned long long)tmp.scan_rows, (unsigned long long)tmp.heat_rows,
+               (long long)tmp.heat_calls, b->o.cmp_runs);
+      goto done;
+    }
+    progress("compare: %.2f s for %llu keys", b->cmp.s, (unsigned long long)b->cmp.rows);
+    b->cmp.ran = 1;
+  }
   if( crossCheck(b) ) goto done;
   if( getloadavg(&b->load[1], 1)!=1 ) b->load[1] = -1;
   collectFigures(b);
@@ -1411,8 +1561,8 @@ int cmd_bench(int argc, char **argv){
   rc = 0;
 done:
   if( !b->o.keep ){
-    for(i=0; i<=NSYS; i++){
-      if( created[i] ) removeTree(i<NSYS ? b->path[i] : b->snapPath);
+    for(i=0; i<=NSYS+1; i++){
+      if( created[i] ) removeTree(i<NSYS ? b->path[i] : i==NSYS ? b->snapPath : b->cmpPath);
     }
     if( made ) rmdir(b->root);
   }else if( b->root[0] ){

@@ -21,6 +21,8 @@ static const struct {
   {"account",     cmd_account,     "per function of a run: calls, p50/p90/p99, max, sum (llvm-xray account)"},
   {"calls",       cmd_calls,       "the calls of a run, in time order or the slowest first"},
   {"stack",       cmd_stack,       "what is on each thread's stack at an instant"},
+  {"diff",        cmd_diff,        "two runs side by side, per function"},
+  {"compare",     cmd_compare,     "did a commit make anything slower? its runs against another's"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},
   {"compact",     cmd_compact,     "merge small segment files so that queries open fewer"},
   {"expire",      cmd_expire,      "expire old snapshots and remove the files nothing lists"},

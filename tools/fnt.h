@@ -14,6 +14,8 @@ int cmd_import_xray(int argc, char **argv);   /* import_xray.c */
 int cmd_import_perf(int argc, char **argv);   /* import_perf.c */
 int cmd_ls(int argc, char **argv);            /* read.c */
 int cmd_heat(int argc, char **argv);          /* read.c */
+int cmd_compare(int argc, char **argv);       /* compare.c */
+int cmd_diff(int argc, char **argv);          /* compare.c */
 int cmd_sql(int argc, char **argv);           /* read.c */
 int cmd_account(int argc, char **argv);       /* calls.c */
 int cmd_calls(int argc, char **argv);         /* calls.c */

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_bench.sh -- a smoke test of `fnt bench`: a small run of every system
-# (fntrace C API and SQL, plain and normalized SQLite) and of the snapshot
-# warehouse; the table is printed, the JSON after it parses, and every
-# figure is there with a number.  Figures themselves are not judged here:
+# (fntrace C API and SQL, plain and normalized SQLite), of the snapshot
+# warehouse and of comparing two commits; the table is printed, the JSON
+# after it parses, and every figure is there with a number.  Figures themselves are not judged here:
 # 20,000 events under ASan say nothing about speed.  `fnt bench` itself
 # fails when the systems disagree (window rows, scan rows, heat totals).
 set -euo pipefail
@@ -15,12 +15,14 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 out=$("$FNT_BUILD/fnt" bench --events 20000 --threads 4 --windows 50 \
-        --snapshot-runs 5 --dir "$tmp/scratch" --json 2>"$tmp/stderr") || {
+        --snapshot-runs 5 --compare-runs 3 --compare-events 20000 \
+        --dir "$tmp/scratch" --json 2>"$tmp/stderr") || {
   echo "FAIL fnt bench exited with $?"; cat "$tmp/stderr"; exit 1; }
 echo "ok   fnt bench ran"
 
 for want in "figure" "filing rate" "bytes on disk/event" "window p99" \
-            "full scan, all columns" "heat of the run" "open + run summary"; do
+            "full scan, all columns" "heat of the run" "open + run summary" \
+            "compare of two commits"; do
   if printf '%s\n' "$out" | grep -qF -- "$want"; then echo "ok   table: $want"
   else echo "FAIL table lacks '$want'"; fail=1; fi
 done
@@ -36,7 +38,7 @@ d = json.load(open(sys.argv[1]))
 want = ["filing_c", "filing_sql", "rss_filing_c", "rss_filing_sql", "bytes_c",
         "bytes_sql", "window_p50_c", "window_p99_c", "window_p50_sql",
         "window_p99_sql", "scan_c", "scan_sql", "heat_c", "heat_sql",
-        "snapshots_open_c", "snapshots_open_sql"]
+        "snapshots_open_c", "snapshots_open_sql", "compare_c"]
 figs = {f["figure"]: f for f in d["figures"]}
 bad = [k for k in want if k not in figs]
 assert not bad, "figures missing: %s" % bad
@@ -44,7 +46,7 @@ for k, f in figs.items():
     assert isinstance(f["fntrace"], (int, float)), (k, f)
     assert f["status"] in ("ok", "MISSED", "-"), (k, f)
     assert (f["target"] is None) == (f["status"] == "-"), (k, f)
-    if not k.startswith("snapshots"):
+    if not k.startswith(("snapshots", "compare")):
         for alt in ("plain", "normalized", "ratio_plain", "ratio_normalized"):
             assert isinstance(f[alt], (int, float)), (k, alt, f)
     if not k.startswith("rss"):
@@ -53,6 +55,7 @@ assert d["events"] == 20000 and d["threads"] == 4, d
 assert d["cores"] >= 1 and "load_start" in d and "load_end" in d, d
 assert d["snapshots"]["runs"] == 5 and d["snapshots"]["summary_rows"] == 5, d["snapshots"]
 assert 8 <= d["trace"]["mean_depth"] <= 18, d["trace"]
+assert d["compare"]["runs_per_commit"] == 3 and d["compare"]["rows"] > 100, d["compare"]
 print("ok   JSON: %d figures, all present" % len(figs))
 PY
 

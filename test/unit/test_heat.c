@@ -108,6 +108,26 @@ static void expectHeat(const char *zCase, const char *zRun,
 
 #define N(a) (sizeof(a)/sizeof((a)[0]))
 
+/* Checks that key zKey of zRun's heat has the symbol zSymbol: the symbol of
+** the key's first event. */
+static void expectSymbol(const char *zRun, const char *zKey,
+                         const char *zSymbol){
+  fnt_snapshot *snap = 0;
+  fnt_heat *h = 0;
+  const char *zGot = 0;
+  size_t i;
+  if( fnt_snapshot_current(gStore, &snap) || fnt_heat_compute(snap, zRun, &h) ){
+    CHECK(0, "%s: heat: %s", zRun, fnt_errmsg(gStore));
+  }
+  for(i=0; i<fnt_heat_count(h); i++){
+    if( strcmp(fnt_heat_rows(h)[i].key, zKey)==0 ) zGot = fnt_heat_rows(h)[i].symbol;
+  }
+  CHECK(zGot && strcmp(zGot, zSymbol)==0, "%s: key '%s': symbol '%s', want '%s'",
+        zRun, zKey, zGot ? zGot : "(no row)", zSymbol);
+  fnt_heat_free(h);
+  fnt_snapshot_release(snap);
+}
+
 /* Functions by symbol only: keys "?main", "?a", ... */
 static const fnt_function aPlain[] = {
   {"main", 0, 1}, {"a", 0, 1}, {"b", 0, 1}, {"c", 0, 1}, {"x", 0, 0},
@@ -283,6 +303,10 @@ static void testKeys(void){
   };
   fileChunk("keys", 0, 1, fn, N(fn), ev, N(ev));
   expectHeat("keys", "keys", want, N(want));
+  expectSymbol("keys", "S", "inl_a");
+  expectSymbol("keys", "c acme/widget * main().", "main");
+  expectSymbol("keys", "?helper2", "helper2");
+  expectSymbol("keys", "?", "");
 }
 
 static void testKeyIsTheIdentity(void){
@@ -301,6 +325,7 @@ static void testKeyIsTheIdentity(void){
   static const Want want[] = { {"?q", 30, 30-1, 2}, {"?qq", 1, 1, 1} };
   fileChunk("samekey", 0, 1, fn, N(fn), ev, N(ev));
   expectHeat("same key", "samekey", want, N(want));
+  expectSymbol("samekey", "?q", "q");
 }
 
 static void testUnknownAndEmpty(void){

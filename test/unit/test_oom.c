@@ -6,7 +6,7 @@
 **   - filings: opening the warehouse and fnt_file_chunk (into an empty
 **     warehouse, then a second chunk next to the first), fnt_file_profile;
 **   - a query: pin the snapshot, scan every column of the three tables,
-**     fnt_heat_compute of the run.
+**     fnt_heat_compute of the run, fnt_compare_compute of its commit.
 ** Each call must return FNT_E_NOMEM (with a message) or succeed: no other
 ** error, no crash, nothing half-filed (a failed filing leaves the snapshot
 ** as it was), no leak (the allocator counts live blocks; LeakSanitizer
@@ -58,6 +58,7 @@ static long g_faultsSurvived;
 typedef struct digest {
   uint64_t rows[3], hash[3];
   uint64_t heatRows, heatHash;
+  uint64_t cmpRows, cmpHash;
 } digest;
 
 static uint64_t mix(uint64_t h, uint64_t v){
@@ -75,6 +76,7 @@ static int readAll(const char *dir, const char *run, digest *d){
   fnt_store *st = 0;
   fnt_snapshot *snap = 0;
   fnt_heat *h = 0;
+  fnt_compare *c = 0;
   int rc, t;
   memset(d, 0, sizeof(*d));
   rc = fnt_open(dir, 0, &st);
@@ -114,6 +116,18 @@ static int readAll(const char *dir, const char *run, digest *d){
       d->heatHash += mix(x, (uint64_t)r[i].calls);
     }
   }
+  /* The run against itself: one run a side, a row per key. */
+  if( rc==FNT_OK ) rc = fnt_compare_compute(snap, "acme/oom", "c0ffee", "c0ffee", &c);
+  if( rc==FNT_OK ){
+    size_t i, n = fnt_compare_count(c);
+    const fnt_compare_row *r = fnt_compare_rows(c);
+    d->cmpRows = n;
+    for(i=0; i<n; i++){
+      uint64_t x = mixStr(d->cmpHash, r[i].key);
+      x = mixStr(x, r[i].symbol);
+      d->cmpHash = mix(x, (uint64_t)r[i].median_a);
+    }
+  }
   if( rc!=FNT_OK && rc!=FNT_E_NOMEM ){
     fprintf(stderr, "read %s: rc %d: %s\n", dir, rc, st ? fnt_errmsg(st) : "");
   }
@@ -122,6 +136,7 @@ static int readAll(const char *dir, const char *run, digest *d){
     t_failures++;
   }
   fnt_heat_free(h);
+  fnt_compare_free(c);
   fnt_snapshot_release(snap);
   fnt_close(st);
   return rc;
@@ -283,6 +298,7 @@ int main(void){
   CHECK_EQ_INT(ref.rows[1], 2);
   CHECK_EQ_INT(ref.rows[2], 2);
   CHECK(ref.heatRows>0);
+  CHECK_EQ_INT(ref.cmpRows, ref.heatRows);
   g_faultsSurvived += queryUnderFaults(dir, run, &ref);
 
   /* Afterwards the warehouse reads exactly as before the faults. */

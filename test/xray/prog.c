@@ -7,6 +7,9 @@
 **         -o prog test/xray/prog.c
 **   ./prog [ROUNDS]        (default 20; about 3,000 events a round)
 **
+** -DPROG_SLOW_LEAF=N makes leaf_work do N more rounds of its loop: the
+** deliberate regression that test/sql/test_compare_xray.sh must find.
+**
 ** In FDR mode the environment alone writes no log: the program must start
 ** and flush the logger itself.  The weak declarations let the same binary run
 ** in basic mode (where they stay unused) and even without the XRay runtime.
@@ -41,11 +44,15 @@ NOINLINE static int is_odd(unsigned n){
   return is_even(n-1);
 }
 
+#ifndef PROG_SLOW_LEAF
+#define PROG_SLOW_LEAF 0
+#endif
+
 /* At -O2 the calls below are tail calls: leaf_work's caller leaves through a
 ** tail exit, then leaf_work enters. */
 NOINLINE static unsigned long leaf_work(unsigned long x){
   unsigned i;
-  for(i=0; i<16; i++) x = x*6364136223846793005UL + 1442695040888963407UL;
+  for(i=0; i<16 + PROG_SLOW_LEAF; i++) x = x*6364136223846793005UL + 1442695040888963407UL;
   sink ^= x;
   return x;
 }
