@@ -35,6 +35,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the shared library's ABI: the store is built
+** with hidden visibility, so only these symbols leave libfntstore.so. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define FNT_VERSION_MAJOR 0
 #define FNT_VERSION_MINOR 1
 #define FNT_VERSION_PATCH 0
@@ -522,6 +528,10 @@ size_t fnt_callgraph_count(const fnt_callgraph *g);
 /* Rows ordered by caller_key (NULL first), then callee_key; owned by g. */
 const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g);
 void fnt_callgraph_free(fnt_callgraph *g);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
