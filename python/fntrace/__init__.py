@@ -22,6 +22,9 @@ def loadable_path():
 def load(conn):
     """Loads the extension into the sqlite3 connection conn (the SQLite it
     uses must allow extensions: Debian's does)."""
+    if not hasattr(conn, "enable_load_extension"):
+        raise RuntimeError("fntrace: this Python's sqlite3 module was built without "
+                           "extension loading (Debian's python3 has it)")
     conn.enable_load_extension(True)
     try:
         conn.load_extension(loadable_path())
