@@ -2,8 +2,9 @@
 # test_deb.sh -- `cpack -G DEB` of this build, installed system-wide with
 # `apt-get install ./fntrace_*.deb` (its dependencies declared), then used
 # as a user would: sqlite3 loads it by name (`.load fntrace`) and runs the
-# SPEC §4 example, `fnt --help`, `man fnt`, `pkg-config fntrace` and a
-# program built against it; then purged, leaving nothing behind.
+# SPEC §4 example, `fnt --help`, `man fnt`, and a program built against it
+# with `pkg-config fntrace` and with find_package(fntrace); then purged,
+# leaving nothing behind.
 # Skipped (77) unless root, in a sanitizer build (the package is built from
 # the Release build), or when a fntrace package is already installed (it is
 # not replaced).
@@ -43,7 +44,10 @@ fi
 expect "pkg-config finds it" "$version" "$(pkg-config --modversion fntrace)"
 # shellcheck disable=SC2046
 cc -o "$tmp/viewer" "$FNT_SOURCE/test/install/viewer.c" $(pkg-config --cflags --libs fntrace)
-expect "a program built against it runs" "filed 1" "$("$tmp/viewer" "$tmp/wh-viewer" | sed -n 2p)"
+expect "a program built with pkg-config runs" "filed 1" "$("$tmp/viewer" "$tmp/wh-viewer" | sed -n 2p)"
+cmake -S "$FNT_SOURCE/test/install" -B "$tmp/consumer" >/dev/null && cmake --build "$tmp/consumer" >/dev/null
+expect "a program built with find_package(fntrace) runs" "filed 1" \
+       "$("$tmp/consumer/viewer" "$tmp/wh-cmake" | sed -n 2p)"
 
 "${apt[@]}" purge fntrace >/dev/null
 expect "purged: nothing left" "absent 0" \
