@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # better_sqlite3.sh -- sourced by the Node tests: makes $bsq_modules a
 # node_modules folder holding better-sqlite3@12.  It is installed with npm
 # into the scratch folder once (it builds its native module from source,

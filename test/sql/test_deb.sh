@@ -12,7 +12,7 @@
 : "${FNT_SOURCE:?FNT_SOURCE must name the source folder}"
 [ "$(id -u)" = 0 ] || { echo "not root: the .deb is not installed"; exit 77; }
 [ -z "${FNT_PRELOAD:-}" ] || { echo "sanitizer build: the .deb is tested from the Release build"; exit 77; }
-command -v apt-get >/dev/null && command -v cpack >/dev/null || { echo "apt-get or cpack not found"; exit 77; }
+{ command -v apt-get && command -v cpack; } >/dev/null || { echo "apt-get or cpack not found"; exit 77; }
 if dpkg-query -W -f='${Status}' fntrace 2>/dev/null | grep -q 'ok installed'; then
   echo "a fntrace package is already installed: not replacing it"; exit 77
 fi

@@ -30,7 +30,7 @@ include/fnt_store.h
 LIBDIR/cmake/fntrace/fntraceConfig.cmake
 LIBDIR/cmake/fntrace/fntraceConfigVersion.cmake
 LIBDIR/cmake/fntrace/fntraceTargets.cmake
-LIBDIR/cmake/fntrace/fntraceTargets-$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$FNT_BUILD/CMakeCache.txt" | tr 'A-Z' 'a-z').cmake
+LIBDIR/cmake/fntrace/fntraceTargets-$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$FNT_BUILD/CMakeCache.txt" | tr '[:upper:]' '[:lower:]').cmake
 LIBDIR/fntrace.so
 LIBDIR/libfntstore.a
 LIBDIR/libfntstore.so
