@@ -1,5 +1,5 @@
 # What `cmake --install` puts where (GNUInstallDirs: CMAKE_INSTALL_PREFIX,
-# --prefix and DESTDIR are honoured; every installed file is relocatable):
+# --prefix and DESTDIR are honoured):
 #   bin/fnt                         the command-line tool
 #   LIBDIR/libfntstore.so.N, .a     the store, for programs that embed it
 #   LIBDIR/fntrace.so               the SQLite extension; in the library
@@ -34,8 +34,15 @@ install(FILES ${CMAKE_BINARY_DIR}/fntraceConfig.cmake
               ${CMAKE_BINARY_DIR}/fntraceConfigVersion.cmake
         DESTINATION ${FNT_CMAKE_DIR})
 
-# The .pc file finds the prefix from its own place (${pcfiledir}), so that
-# `--prefix`, DESTDIR and cpack's staging need no regeneration.
-file(RELATIVE_PATH FNT_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-configure_file(cmake/fntrace.pc.in ${CMAKE_BINARY_DIR}/fntrace.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/fntrace.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# The .pc file names the prefix installed into, known only at install time
+# (`--prefix`, cpack's /usr): @CMAKE_INSTALL_PREFIX@ is filled in then, in a
+# file of that prefix's own (installs may run concurrently).
+set(FNT_PC_PREFIX "@CMAKE_INSTALL_PREFIX@")
+configure_file(cmake/fntrace.pc.in ${CMAKE_BINARY_DIR}/fntrace.pc.in @ONLY)
+install(CODE "
+  string(MD5 fnt_pc_dir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")
+  set(fnt_pc \"${CMAKE_BINARY_DIR}/pc-\${fnt_pc_dir}/fntrace.pc\")
+  configure_file(\"${CMAKE_BINARY_DIR}/fntrace.pc.in\" \"\${fnt_pc}\" @ONLY)
+  file(INSTALL \"\${fnt_pc}\" DESTINATION
+       \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig\")
+  file(REMOVE_RECURSE \"${CMAKE_BINARY_DIR}/pc-\${fnt_pc_dir}\")")
