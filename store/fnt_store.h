@@ -35,6 +35,12 @@
 extern "C" {
 #endif
 
+/* Everything declared here is the shared library's ABI: the store is built
+** with hidden visibility, so only these symbols leave libfntstore.so. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define FNT_VERSION_MAJOR 0
 #define FNT_VERSION_MINOR 1
 #define FNT_VERSION_PATCH 0
@@ -604,6 +610,9 @@ void fnt_compare_runs(const fnt_compare *c, int64_t *runs_a, int64_t *runs_b);
 ** last), then key; owned by `c`. */
 const fnt_compare_row *fnt_compare_rows(const fnt_compare *c);
 void fnt_compare_free(fnt_compare *c);
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,8 @@ const char *cli_warehouse(const char *opt);
 ** stderr and returns NULL. */
 fnt_store *cli_open(const char *dir);
 
-/* The fntrace extension beside this executable (build/fnt -> build/fntrace),
+/* The fntrace extension beside this executable (build/fnt -> build/fntrace)
+** or installed (bin/fnt -> lib/fntrace),
 ** for sqlite3_load_extension or .load; 0, or -1 when it cannot be located. */
 int cli_extension_path(char *out, size_t n);
 

@@ -213,9 +213,11 @@ int cmd_heat(int argc, char **argv){
   return 0;
 }
 
-/* The extension beside this executable: build/fnt -> build/fntrace. */
+/* The extension beside this executable (build/fnt -> build/fntrace), else
+** where `cmake --install` puts it relative to bin/ (FNT_BIN_TO_EXTENSION,
+** from CMake: "../lib"), so that an installed fnt finds its own. */
 int cli_extension_path(char *out, size_t n){
-  char self[PATH_MAX];
+  char self[PATH_MAX], so[PATH_MAX+32];
   ssize_t len = readlink("/proc/self/exe", self, sizeof(self)-1);
   char *slash;
   if( len<=0 ) return -1;
@@ -223,7 +225,12 @@ int cli_extension_path(char *out, size_t n){
   slash = strrchr(self, '/');
   if( slash==0 ) return -1;
   *slash = 0;
-  snprintf(out, n, "%s/fntrace", self);
+  snprintf(so, sizeof(so), "%s/fntrace.so", self);
+  if( access(so, R_OK)==0 ){
+    snprintf(out, n, "%s/fntrace", self);
+  }else{
+    snprintf(out, n, "%s/%s/fntrace", self, FNT_BIN_TO_EXTENSION);
+  }
   return 0;
 }
 

@@ -39,3 +39,25 @@ finish() {
   if [ "$fail" -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
   exit "$fail"
 }
+
+# spec_example NAME LOAD [RUNNER...]: the SPEC §4 example
+# (test/install/spec_example.sql: file test/golden/chunk0.json twice, read
+# it back, its heat) into a new warehouse, compared with
+# spec_example.expected.  Through the sqlite3 shell with `.load LOAD`, or
+# when RUNNER is given through `RUNNER SQL CHUNK WAREHOUSE` (a client).
+spec_example() {
+  local name="$1" load="$2" ex="${FNT_SOURCE:?}/test/install" w
+  shift 2
+  w=$(mktemp -d "$tmp/spec-XXXXXX")
+  if [ $# -gt 0 ]; then
+    got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$@" "$ex/spec_example.sql" \
+            "$FNT_SOURCE/test/golden/chunk0.json" "$w/warehouse" 2>&1 || true)
+  else
+    got=$(env -u FNT_WAREHOUSE LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch -bail :memory: \
+            -cmd ".load $load" \
+            -cmd ".parameter set :chunk \"readfile('$FNT_SOURCE/test/golden/chunk0.json')\"" \
+            -cmd ".parameter set :warehouse \"'$w/warehouse'\"" \
+            < "$ex/spec_example.sql" 2>&1 || true)
+  fi
+  expect "$name" "$(cat "$ex/spec_example.expected")" "$got"
+}
