@@ -56,6 +56,17 @@ SELECT key, inclusive_ns, self_ns, calls FROM fnt_heat('$RUN')
 SQL
 fi
 
+say "per function of run '$RUN': call counts and duration percentiles (fnt account)"
+FNT_WAREHOUSE="$WH" "$FNT" account "$RUN" --sort sum --top 10
+
+say "the stacks at 5 ms (fn_trace_calls: one row per frame of the replay)"
+sql <<SQL
+SELECT thread, depth, call_id, parent_id, symbol, start_ns, end_ns, ended_by
+  FROM fn_trace_calls
+ WHERE run_id = '$RUN' AND start_ns <= 5000000 AND end_ns >= 5000000
+ ORDER BY thread, depth;
+SQL
+
 say "the run's summary (fn_trace_run_summary)"
 sql <<SQL
 SELECT run_id, repo, target, source, chunks_filed, chunks, events, threads,
