@@ -458,6 +458,10 @@ static int validateChunk(fnt_store *st, const fnt_chunk *c){
                    (long long)c->chunk, (long long)c->chunks);
   }
   if( c->total_events<0 ) return fnt_err(st, FNT_E_INVALID, "total_events: must not be negative");
+  if( (uint64_t)c->total_events<c->n_events ){
+    return fnt_err(st, FNT_E_INVALID, "total_events: %lld is below the %zu events of this chunk",
+                   (long long)c->total_events, c->n_events);
+  }
   if( c->duration_ns<0 ) return fnt_err(st, FNT_E_INVALID, "duration_ns: must not be negative");
   if( c->truncated!=0 && c->truncated!=1 ) return fnt_err(st, FNT_E_INVALID, "truncated: must be 0 or 1");
   if( c->n_functions>0 && c->functions==0 ) return fnt_err(st, FNT_E_INVALID, "functions: missing");
@@ -584,6 +588,11 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   }
   if( fnt_distinct_threads(ev, n, &threadDict, &nthreads) ){
     rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    goto done;
+  }
+  if( c->threads>=0 && c->threads<(int64_t)nthreads ){
+    rc = fnt_err(st, FNT_E_INVALID, "threads: %lld is below the %u distinct threads of this chunk",
+                 (long long)c->threads, nthreads);
     goto done;
   }
 
