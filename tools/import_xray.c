@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binary_check.h"
 #include "elf_symbols.h"
 #include "fnt.h"
 #include "progress.h"
@@ -50,6 +51,13 @@ static void usage(FILE *out){
     "  --target NAME       default BIN's file name\n"
     "  --room FILE         TSV of symbol<TAB>stable_id lines naming functions\n"
     "  --chunk-events N    events a chunk, default %d\n"
+    "  --force             import even when LOG does not match BIN (below)\n"
+    "\n"
+    "LOG must come from BIN: every function id of the log must be in BIN's\n"
+    "xray_instr_map, with a sled of each event's kind (entry, return, tail\n"
+    "call); a log name of XRay's shape (PROGRAM.XXXXXX) must name BIN's file;\n"
+    "a run already filed under the run id must record BIN's build id.  Else\n"
+    "the import is refused naming both files.\n"
     "\n"
     "The run's ts_micros is the log file's modification time, or for FDR\n"
     "logs a Walltime record holding an epoch time (compiler-rt 14 writes the\n"
@@ -70,6 +78,7 @@ static void usage(FILE *out){
 typedef struct opts {
   const char *warehouse, *repo, *commit, *run_id, *target, *room, *binary, *log;
   int64_t chunk_events;
+  int force;
 } opts;
 
 /* Parses argv; returns 0 ok, 1 --help shown, 2 usage error (reported). */
@@ -85,6 +94,7 @@ static int parse_args(int argc, char **argv, opts *o){
     };
     size_t k, nlen;
     if( strcmp(a, "--help")==0 || strcmp(a, "-h")==0 ){ usage(stdout); return 1; }
+    if( strcmp(a, "--force")==0 ){ o->force = 1; continue; }
     if( a[0]!='-' || strcmp(a, "-")==0 ){
       if( o->log ){ cli_error(CMD, "more than one LOG given ('%s', '%s')", o->log, a); return 2; }
       o->log = a;
@@ -321,7 +331,7 @@ static int check_same_cut(fnt_store *st, const char *log_path, const char *run_i
 
 int cmd_import_xray(int argc, char **argv){
   opts o;
-  char err[512];
+  char err[1024];
   xray_log log;
   elf_symbols *syms = 0;
   fnt_room *room = 0;
@@ -370,6 +380,17 @@ int cmd_import_xray(int argc, char **argv){
     cli_error(CMD, "%s: %s", o.log, err);
     goto done;
   }
+  if( !o.force ){
+    binary_check bc;
+    binary_check_init(&bc, syms);
+    for(i=0; i<log.n_events; i++) binary_check_event(&bc, log.events[i].func_id, log.events[i].kind);
+    if( binary_check_finish(&bc, o.log, o.binary, err, sizeof(err))
+     || binary_check_name(o.log, o.binary, err, sizeof(err)) ){
+      progress_end(&pg);
+      cli_error(CMD, "%s", err);
+      goto done;
+    }
+  }
   if( run_functions_build(&rf, &log, syms, room) ){
     progress_end(&pg);
     cli_error(CMD, "%s: out of memory naming functions", o.log);
@@ -404,6 +425,10 @@ int cmd_import_xray(int argc, char **argv){
   st = cli_open(warehouse);
   if( !st ) goto done;
   if( check_same_cut(st, o.log, run_id, chunks, (int64_t)log.n_events) ) goto done;
+  if( !o.force ){
+    rc = binary_check_filed(st, run_id, o.binary, elf_symbols_build_id(syms), err, sizeof(err));
+    if( rc ){ cli_error(CMD, "%s: %s", o.log, err); goto done; }
+  }
   {
     size_t per = log.n_events < (uint64_t)o.chunk_events ? log.n_events : (size_t)o.chunk_events;
     ev = malloc((per ? per : 1)*sizeof(*ev));
