@@ -94,14 +94,27 @@ typedef struct checker {
 
 static void problem(checker *c, const char *rel, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Prints one problem: "PROBLEM <where>: <what>", or its JSON object. */
+static void report(checker *c, const char *where, const char *what){
+  if( cli_g.json ){
+    cli_json_begin();
+    cli_json_str("problem", what);
+    cli_json_str("file", where);
+    cli_json_end();
+  }else{
+    printf("PROBLEM %s: %s\n", where, what);
+  }
+  c->problems++;
+}
+
 static void problem(checker *c, const char *rel, const char *fmt, ...){
   va_list ap;
-  printf("PROBLEM %s/%s: ", c->dir, rel);
+  char where[1200], what[1200];
+  snprintf(where, sizeof(where), "%s/%s", c->dir, rel);
   va_start(ap, fmt);
-  vprintf(fmt, ap);
+  vsnprintf(what, sizeof(what), fmt, ap);
   va_end(ap);
-  putchar('\n');
-  c->problems++;
+  report(c, where, what);
 }
 
 static int readRel(checker *c, const char *rel, uint8_t **data, size_t *n){
@@ -223,9 +236,10 @@ static void scanSnapshot(checker *c, uint64_t id, const char *catRel){
     while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ) rc = FNT_OK;
     if( rc<0 ){
       const char *m = fnt_errmsg(c->st);
-      printf("PROBLEM %s (snapshot %llu, %s)\n", m[0] ? m : fnt_strerror(rc),
-             (unsigned long long)id, fnt_table_name((fnt_table)t));
-      c->problems++;
+      char where[64];
+      snprintf(where, sizeof(where), "snapshot %llu, %s", (unsigned long long)id,
+               fnt_table_name((fnt_table)t));
+      report(c, where, m[0] ? m : fnt_strerror(rc));
     }
     fnt_scan_close(sc);
   }
@@ -398,8 +412,22 @@ static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *by
         listStray(c, child, count, bytes);
       }else if( !setHas(&c->referenced, child) ){
         stray_origin o = strayOrigin(c, child);
-        printf("unreferenced %s/%s (%lld bytes): %s\n", c->dir, child,
-               (long long)sb.st_size, strayWhy[o]);
+        if( cli_g.quiet ){
+          /* -q: problems only */
+        }else if( cli_g.json ){
+          char path[1400];
+          snprintf(path, sizeof(path), "%s/%s", c->dir, child);
+          cli_json_begin();
+          cli_json_str("unreferenced", path);
+          cli_json_int("bytes", (long long)sb.st_size);
+          cli_json_str("origin", o==STRAY_FAILED ? "failed-commit"
+                       : o==STRAY_EXPIRED ? "expired-snapshot" : "foreign");
+          cli_json_str("why", strayWhy[o]);
+          cli_json_end();
+        }else{
+          printf("unreferenced %s/%s (%lld bytes): %s\n", c->dir, child,
+                 (long long)sb.st_size, strayWhy[o]);
+        }
         c->strays[o]++;
         (*count)++;
         *bytes += (uint64_t)sb.st_size;
@@ -412,7 +440,7 @@ static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *by
 
 static void usage(FILE *out){
   fprintf(out,
-    "usage: fnt check [-w WAREHOUSE] [--all]\n"
+    "usage: fnt check [-w DIR] [--json] [-q] [--all]\n"
     "\n"
     "Verifies every checksum and every reference of the warehouse's current\n"
     "snapshot: the catalog file, each manifest it lists, each segment those\n"
@@ -427,10 +455,15 @@ static void usage(FILE *out){
     "They are never read and are not problems: a successful commit leaves\n"
     "none behind.\n"
     "\n"
+    "--json: one object a line: {\"problem\", \"file\"}, {\"unreferenced\", \"bytes\",\n"
+    "\"origin\" (failed-commit, expired-snapshot or foreign), \"why\"}, then the\n"
+    "summary {\"warehouse\", ..., \"sound\"}.  -q: the problems only.\n"
+    "\n"
     "options:\n"
-    "  -w, --warehouse DIR  the warehouse (default $FNT_WAREHOUSE, else ./fnt-warehouse)\n"
     "  -a, --all            verify every retained snapshot, not only the current one\n"
-    "  -h, --help           this text\n"
+    "  -h, --help           this text\n");
+  cli_globals_help(out);
+  fprintf(out,
     "\n"
     "exit status: 0 sound, 1 problems found, 2 usage error\n"
     "\n"
@@ -440,21 +473,18 @@ static void usage(FILE *out){
 
 int cmd_check(int argc, char **argv){
   static const struct option opts[] = {
-    {"warehouse", required_argument, 0, 'w'},
     {"all",       no_argument,       0, 'a'},
     {"help",      no_argument,       0, 'h'},
     {0, 0, 0, 0}
   };
-  const char *wopt = 0;
   int all = 0, ch, rc;
   checker c;
   uint64_t *ids, strayN = 0, strayBytes = 0;
   size_t nIds, i;
   path_set odd = {0};
   optind = 1;
-  while( (ch = getopt_long(argc, argv, "w:ah", opts, 0))!=-1 ){
+  while( (ch = getopt_long(argc, argv, "ah", opts, 0))!=-1 ){
     switch( ch ){
-      case 'w': wopt = optarg; break;
       case 'a': all = 1; break;
       case 'h': usage(stdout); return 0;
       default:  usage(stderr); return 2;
@@ -466,7 +496,7 @@ int cmd_check(int argc, char **argv){
     return 2;
   }
   memset(&c, 0, sizeof(c));
-  c.dir = cli_warehouse(wopt);
+  c.dir = cli_warehouse(0);
   rc = fnt_open(c.dir, 0, &c.st);       /* never create what we check */
   if( rc!=FNT_OK ){
     const char *m = c.st ? fnt_errmsg(c.st) : "";
@@ -485,25 +515,56 @@ int cmd_check(int argc, char **argv){
   }
   setSort(&c.referenced);
   findExpired(&c);
-  for(i=0; i<odd.n; i++){
-    printf("unreferenced %s/%s (not a snapshot file)\n", c.dir, odd.v[i]);
+  for(i=0; i<odd.n && !cli_g.quiet; i++){
+    if( cli_g.json ){
+      char path[1400];
+      snprintf(path, sizeof(path), "%s/%s", c.dir, odd.v[i]);
+      cli_json_begin();
+      cli_json_str("unreferenced", path);
+      cli_json_str("origin", "foreign");
+      cli_json_str("why", "not a snapshot file");
+      cli_json_end();
+    }else{
+      printf("unreferenced %s/%s (not a snapshot file)\n", c.dir, odd.v[i]);
+    }
   }
   listStray(&c, FNT_DIR_DATA, &strayN, &strayBytes);
   listStray(&c, FNT_DIR_METADATA, &strayN, &strayBytes);
   listStray(&c, FNT_DIR_TMP, &strayN, &strayBytes);
-  printf("%s: %llu snapshot(s) of %zu verified, %llu manifest(s), %llu segment(s), "
-         "%llu bytes, %llu rows; %llu unreferenced file(s), %llu bytes",
-         c.dir, (unsigned long long)c.snapshots, nIds,
-         (unsigned long long)c.manifests, (unsigned long long)c.segments,
-         (unsigned long long)c.bytes, (unsigned long long)c.rows,
-         (unsigned long long)strayN, (unsigned long long)strayBytes);
-  if( strayN ){
-    printf(" (%llu of failed or crashed commits, %llu of expired snapshots, %llu foreign)",
-           (unsigned long long)c.strays[STRAY_FAILED], (unsigned long long)c.strays[STRAY_EXPIRED],
-           (unsigned long long)c.strays[STRAY_FOREIGN]);
+  if( cli_g.quiet ){
+    /* -q: problems only; the exit status says the rest */
+  }else if( cli_g.json ){
+    cli_json_begin();
+    cli_json_str("warehouse", c.dir);
+    cli_json_int("snapshots_verified", (long long)c.snapshots);
+    cli_json_int("snapshots", (long long)nIds);
+    cli_json_int("manifests", (long long)c.manifests);
+    cli_json_int("segments", (long long)c.segments);
+    cli_json_int("bytes", (long long)c.bytes);
+    cli_json_int("rows", (long long)c.rows);
+    cli_json_int("unreferenced", (long long)strayN);
+    cli_json_int("unreferenced_bytes", (long long)strayBytes);
+    cli_json_int("unreferenced_failed_commit", (long long)c.strays[STRAY_FAILED]);
+    cli_json_int("unreferenced_expired_snapshot", (long long)c.strays[STRAY_EXPIRED]);
+    cli_json_int("unreferenced_foreign", (long long)c.strays[STRAY_FOREIGN]);
+    cli_json_int("problems", c.problems);
+    cli_json_bool("sound", c.problems==0);
+    cli_json_end();
+  }else{
+    printf("%s: %llu snapshot(s) of %zu verified, %llu manifest(s), %llu segment(s), "
+           "%llu bytes, %llu rows; %llu unreferenced file(s), %llu bytes",
+           c.dir, (unsigned long long)c.snapshots, nIds,
+           (unsigned long long)c.manifests, (unsigned long long)c.segments,
+           (unsigned long long)c.bytes, (unsigned long long)c.rows,
+           (unsigned long long)strayN, (unsigned long long)strayBytes);
+    if( strayN ){
+      printf(" (%llu of failed or crashed commits, %llu of expired snapshots, %llu foreign)",
+             (unsigned long long)c.strays[STRAY_FAILED], (unsigned long long)c.strays[STRAY_EXPIRED],
+             (unsigned long long)c.strays[STRAY_FOREIGN]);
+    }
+    printf(": %s\n", c.problems ? "PROBLEMS" : "sound");
+    if( c.problems ) printf("%ld problem(s)\n", c.problems);
   }
-  printf(": %s\n", c.problems ? "PROBLEMS" : "sound");
-  if( c.problems ) printf("%ld problem(s)\n", c.problems);
   free(ids);
   setFree(&odd);
   setFree(&c.referenced);

@@ -14,7 +14,6 @@
 ** after chunk k has been filed, as a kill -9 there would.
 */
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +43,6 @@ static void usage(FILE *out){
     "\n"
     "  --binary BIN        the instrumented executable that wrote LOG (required):\n"
     "                      its xray_instr_map and symbols name the functions\n"
-    "  --warehouse DIR     default $FNT_WAREHOUSE, else ./fnt-warehouse\n"
     "  --repo REPO         default \"" DEFAULT_REPO "\"\n"
     "  --commit SHA        default none (NULL)\n"
     "  --run-id ID         default LOG's file name without a leading \"xray-log.\"\n"
@@ -72,6 +70,7 @@ static void usage(FILE *out){
     "  XRAY_BASIC_OPTIONS='func_duration_threshold_us=0 max_stack_depth=4096' ./prog\n"
     "  fnt import-xray --repo acme/widget --commit 9f1c2e0 --binary ./prog xray-log.prog.*\n",
     DEFAULT_CHUNK_EVENTS);
+  cli_globals_help(out);
 }
 
 /* The options of one invocation. */
@@ -177,20 +176,6 @@ static char *binaries_json(const char *bin, const char *build_id){
   if( build_id ) sprintf(p, ", \"build_id\": \"%s\"}]", build_id);
   else sprintf(p, ", \"build_id\": null}]");
   return out;
-}
-
-static uint64_t du_bytes;
-static int du_add(const char *path, const struct stat *sb, int flag, struct FTW *ftw){
-  (void)path; (void)ftw;
-  if( flag==FTW_F ) du_bytes += (uint64_t)sb->st_blocks * 512u;
-  return 0;
-}
-
-/* Bytes on disk of the warehouse (like du): allocated blocks, all files. */
-static uint64_t disk_usage(const char *dir){
-  du_bytes = 0;
-  nftw(dir, du_add, 16, FTW_PHYS);
-  return du_bytes;
 }
 
 static double now_s(void){
@@ -344,6 +329,7 @@ int cmd_import_xray(int argc, char **argv){
   const char *target, *warehouse, *kill_env;
   int64_t chunks, k, ts_micros, kill_after = -1;
   int64_t filed = 0, already = 0;
+  uint64_t bytes_before = 0;
   size_t mapped = 0, local = 0, i;
   double t0 = now_s();
   int rc, status = 1;
@@ -424,6 +410,7 @@ int cmd_import_xray(int argc, char **argv){
   warehouse = cli_warehouse(o.warehouse);
   st = cli_open(warehouse);
   if( !st ) goto done;
+  if( cli_check_repo(st, CMD, FNT_TABLE_RUNS, run_id, o.repo ? o.repo : DEFAULT_REPO) ) goto done;
   if( check_same_cut(st, o.log, run_id, chunks, (int64_t)log.n_events) ) goto done;
   if( !o.force ){
     rc = binary_check_filed(st, run_id, o.binary, elf_symbols_build_id(syms), err, sizeof(err));
@@ -436,6 +423,7 @@ int cmd_import_xray(int argc, char **argv){
     remap = malloc((rf.n ? rf.n : 1)*sizeof(*remap));
     if( !ev || !cfn || !remap ){ cli_error(CMD, "out of memory"); goto done; }
   }
+  bytes_before = cli_disk_usage(warehouse);
   progress_stage(&pg, "filing events", (uint64_t)log.n_events);
   for(k=0; k<chunks; k++){
     size_t lo = (size_t)k * (size_t)o.chunk_events, hi = lo + (size_t)o.chunk_events, n_fn = 0;
@@ -493,19 +481,46 @@ int cmd_import_xray(int argc, char **argv){
   /* 3. The summary. */
   {
     double secs = now_s() - t0;
-    printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id,
-           log.fdr ? "xray-fdr" : "xray-basic", o.repo ? o.repo : DEFAULT_REPO, target);
-    printf("  events     %zu on %zu thread%s, %.6f s traced\n", log.n_events,
-           log.n_threads, log.n_threads==1 ? "" : "s",
-           log.n_events ? (double)xray_log_ns(&log, log.last_tsc)/1e9 : 0.0);
-    printf("  functions  %zu (%zu in the binary's map), %zu mapped to a stable_id\n",
-           rf.n, local, mapped);
-    printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)chunks,
-           (long long)filed, (long long)already);
-    printf("  warehouse  %s: %llu bytes on disk\n", warehouse,
-           (unsigned long long)disk_usage(warehouse));
-    printf("  time       %.2f s (%.0f events/s)\n", secs,
-           secs>0 ? (double)log.n_events/secs : 0.0);
+    uint64_t bytes_after = cli_disk_usage(warehouse);
+    int64_t grew = (int64_t)(bytes_after - bytes_before);
+    const char *source = log.fdr ? "xray-fdr" : "xray-basic";
+    const char *repo = o.repo ? o.repo : DEFAULT_REPO;
+    double traced = log.n_events ? (double)xray_log_ns(&log, log.last_tsc)/1e9 : 0.0;
+    if( cli_g.quiet ){
+      /* -q: the exit status says it */
+    }else if( cli_g.json ){
+      cli_json_begin();
+      cli_json_str("run_id", run_id);
+      cli_json_str("source", source);
+      cli_json_str("repo", repo);
+      cli_json_str("target", target);
+      cli_json_int("events", (long long)log.n_events);
+      cli_json_int("threads", (long long)log.n_threads);
+      cli_json_num("traced_s", traced);
+      cli_json_int("functions", (long long)rf.n);
+      cli_json_int("functions_in_map", (long long)local);
+      cli_json_int("functions_mapped", (long long)mapped);
+      cli_json_int("chunks", (long long)chunks);
+      cli_json_int("chunks_filed", (long long)filed);
+      cli_json_int("chunks_already_filed", (long long)already);
+      cli_json_str("warehouse", warehouse);
+      cli_json_int("import_bytes", (long long)grew);
+      cli_json_int("warehouse_bytes", (long long)bytes_after);
+      cli_json_num("seconds", secs);
+      cli_json_end();
+    }else{
+      printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id, source, repo, target);
+      printf("  events     %zu on %zu thread%s, %.6f s traced\n", log.n_events,
+             log.n_threads, log.n_threads==1 ? "" : "s", traced);
+      printf("  functions  %zu (%zu in the binary's map), %zu mapped to a stable_id\n",
+             rf.n, local, mapped);
+      printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)chunks,
+             (long long)filed, (long long)already);
+      printf("  warehouse  %s: grew by %lld bytes on disk during this import (%llu in all)\n",
+             warehouse, (long long)grew, (unsigned long long)bytes_after);
+      printf("  time       %.2f s (%.0f events/s)\n", secs,
+             secs>0 ? (double)log.n_events/secs : 0.0);
+    }
   }
   status = 0;
 
