@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "binary_check.h"
+#include "fnt.h"
 
 #define FORCE_HINT "another program's log, or another build's? (--force imports anyway)"
 
@@ -77,22 +78,12 @@ static void recordedBuildId(const char *json, char *out, size_t n){
 
 int binary_check_filed(fnt_store *st, const char *run_id, const char *bin_path,
                        const char *build_id, char *err, size_t errlen){
-  fnt_snapshot *snap = 0;
-  fnt_scan *sc = 0;
-  fnt_predicate p;
-  const char *ids[1];
+  fnt_snapshot *snap;
+  fnt_scan *sc;
   char filed[256];
   int rc, status = 0;
   if( !build_id ) return 0;
-  rc = fnt_snapshot_current(st, &snap);
-  if( rc==FNT_OK ){
-    fnt_predicate_init(&p);
-    ids[0] = run_id;
-    p.run_ids = ids;
-    p.n_run_ids = 1;
-    p.columns = 1u<<FNT_RUN_BINARIES;
-    rc = fnt_scan_open(snap, FNT_TABLE_RUNS, &p, &sc);
-  }
+  rc = cli_run_scan(st, FNT_TABLE_RUNS, run_id, 1u<<FNT_RUN_BINARIES, &snap, &sc);
   while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
     rc = FNT_OK;
     recordedBuildId(fnt_scan_text(sc, FNT_RUN_BINARIES, 0), filed, sizeof(filed));

@@ -134,23 +134,29 @@ void cli_json_end(void){
 
 /* ------------------------------------------------------- for the importers */
 
-int cli_check_repo(fnt_store *st, const char *cmd, fnt_table t, const char *run_id,
-                   const char *repo){
-  fnt_snapshot *snap = 0;
-  fnt_scan *sc = 0;
+int cli_run_scan(fnt_store *st, fnt_table t, const char *run_id, unsigned columns,
+                 fnt_snapshot **snap, fnt_scan **sc){
   fnt_predicate p;
-  const char *ids[1];
-  int col = t==FNT_TABLE_PROFILE ? FNT_PROF_REPO : FNT_RUN_REPO;
-  int rc, status = 0;
-  rc = fnt_snapshot_current(st, &snap);
+  int rc;
+  *snap = 0;
+  *sc = 0;
+  rc = fnt_snapshot_current(st, snap);
   if( rc==FNT_OK ){
     fnt_predicate_init(&p);
-    ids[0] = run_id;
-    p.run_ids = ids;
+    p.run_ids = &run_id;
     p.n_run_ids = 1;
-    p.columns = 1u<<col;
-    rc = fnt_scan_open(snap, t, &p, &sc);
+    p.columns = columns;
+    rc = fnt_scan_open(*snap, t, &p, sc);
   }
+  return rc;
+}
+
+int cli_check_repo(fnt_store *st, const char *cmd, fnt_table t, const char *run_id,
+                   const char *repo){
+  fnt_snapshot *snap;
+  fnt_scan *sc;
+  int col = t==FNT_TABLE_PROFILE ? FNT_PROF_REPO : FNT_RUN_REPO;
+  int rc = cli_run_scan(st, t, run_id, 1u<<col, &snap, &sc), status = 0;
   if( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
     const char *filed = fnt_scan_text(sc, col, 0);
     rc = FNT_OK;

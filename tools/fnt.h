@@ -50,6 +50,13 @@ void cli_json_end(void);
 /* `s` as a JSON string literal. */
 void cli_json_string(FILE *out, const char *s);
 
+/* Opens a scan of the rows of run `run_id` in table t of the current
+** snapshot, reading `columns` (a bit mask of column indexes).  The caller
+** closes *sc and releases *snap (both NULL-safe) whatever the result.
+** @return FNT_OK or the store's error code (message in fnt_errmsg). */
+int cli_run_scan(fnt_store *st, fnt_table t, const char *run_id, unsigned columns,
+                 fnt_snapshot **snap, fnt_scan **sc);
+
 /* For the importers: 0 when run `run_id` is not in table t (FNT_TABLE_RUNS
 ** or FNT_TABLE_PROFILE) or is filed under `repo`; else -1 after printing
 ** "fnt CMD: run ... is already filed under repo ..." (a run belongs to one

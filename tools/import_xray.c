@@ -277,20 +277,11 @@ static void run_functions_free(run_functions *rf){
 ** total_events; else reports the difference and returns -1. */
 static int check_same_cut(fnt_store *st, const char *log_path, const char *run_id,
                           int64_t chunks, int64_t total){
-  fnt_snapshot *snap = 0;
-  fnt_scan *sc = 0;
-  fnt_predicate p;
-  const char *ids[1];
-  int rc, status = 0;
-  rc = fnt_snapshot_current(st, &snap);
-  if( rc==FNT_OK ){
-    fnt_predicate_init(&p);
-    ids[0] = run_id;
-    p.run_ids = ids;
-    p.n_run_ids = 1;
-    p.columns = (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS);
-    rc = fnt_scan_open(snap, FNT_TABLE_RUNS, &p, &sc);
-  }
+  fnt_snapshot *snap;
+  fnt_scan *sc;
+  int rc = cli_run_scan(st, FNT_TABLE_RUNS, run_id,
+                        (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS), &snap, &sc);
+  int status = 0;
   while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
     int64_t c = fnt_scan_int(sc, FNT_RUN_CHUNKS), n = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
     if( c!=chunks || n!=total ){
