@@ -237,8 +237,7 @@ int cmd_import_perf(int argc, char **argv){
       usage(stdout);
       return 0;
     }
-    if( is_opt(a, "--warehouse", argc, argv, &i, &v) ) warehouse = v;
-    else if( is_opt(a, "--repo", argc, argv, &i, &v) ) repo = v;
+    if( is_opt(a, "--repo", argc, argv, &i, &v) ) repo = v;
     else if( is_opt(a, "--commit", argc, argv, &i, &v) ) commit = v;
     else if( is_opt(a, "--run-id", argc, argv, &i, &v) ) run_id = v;
     else if( is_opt(a, "--target", argc, argv, &i, &v) ) target = v;
@@ -373,7 +372,7 @@ int cmd_import_perf(int argc, char **argv){
   fp.rows = rows;
   fp.n_rows = prof->n_symbols;
 
-  warehouse = cli_warehouse(warehouse);
+  warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
   st = cli_open(warehouse);
   if( !st ) goto done;
   if( cli_check_repo(st, CMD, FNT_TABLE_PROFILE, run_id, repo) ) goto done;

@@ -75,7 +75,7 @@ static void usage(FILE *out){
 
 /* The options of one invocation. */
 typedef struct opts {
-  const char *warehouse, *repo, *commit, *run_id, *target, *room, *binary, *log;
+  const char *repo, *commit, *run_id, *target, *room, *binary, *log;
   int64_t chunk_events;
   int force;
 } opts;
@@ -88,7 +88,7 @@ static int parse_args(int argc, char **argv, opts *o){
   for(i=1; i<argc; i++){
     const char *a = argv[i], *val = 0, *eq;
     static const char *const with_value[] = {
-      "--warehouse", "--repo", "--commit", "--run-id", "--target", "--room",
+      "--repo", "--commit", "--run-id", "--target", "--room",
       "--chunk-events", "--binary"
     };
     size_t k, nlen;
@@ -112,13 +112,12 @@ static int parse_args(int argc, char **argv, opts *o){
     else if( i+1<argc ) val = argv[++i];
     else { cli_error(CMD, "%s needs a value", a); return 2; }
     switch( k ){
-      case 0: o->warehouse = val; break;
-      case 1: o->repo = val; break;
-      case 2: o->commit = val; break;
-      case 3: o->run_id = val; break;
-      case 4: o->target = val; break;
-      case 5: o->room = val; break;
-      case 6: {
+      case 0: o->repo = val; break;
+      case 1: o->commit = val; break;
+      case 2: o->run_id = val; break;
+      case 3: o->target = val; break;
+      case 4: o->room = val; break;
+      case 5: {
         char *end;
         long long n;
         errno = 0;
@@ -130,7 +129,7 @@ static int parse_args(int argc, char **argv, opts *o){
         o->chunk_events = n;
         break;
       }
-      case 7: o->binary = val; break;
+      case 6: o->binary = val; break;
     }
   }
   if( !o->binary ){ cli_error(CMD, "--binary BIN is required (see --help)"); return 2; }
@@ -398,7 +397,7 @@ int cmd_import_xray(int argc, char **argv){
   chunks = log.n_events ? (int64_t)((log.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
 
   /* 2. File the chunks. */
-  warehouse = cli_warehouse(o.warehouse);
+  warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
   st = cli_open(warehouse);
   if( !st ) goto done;
   if( cli_check_repo(st, CMD, FNT_TABLE_RUNS, run_id, o.repo ? o.repo : DEFAULT_REPO) ) goto done;
