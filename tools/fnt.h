@@ -22,7 +22,10 @@ int cmd_expire(int argc, char **argv);        /* maintain.c */
 int cmd_completion(int argc, char **argv);    /* completion.c */
 
 /* The global options (cli.c), set by cli_take_globals() before a
-** subcommand runs. */
+** subcommand runs.  A subcommand never sees -w/--warehouse, --json or -q in
+** its argv (bench keeps its own --json [FILE]): it calls cli_warehouse(0),
+** honours cli_g.json and cli_g.quiet, and its usage calls
+** cli_globals_help() (test/sql/test_cli.sh checks every --help for it). */
 typedef struct cli_globals {
   const char *warehouse;   /* -w/--warehouse DIR, or NULL */
   int json;                /* --json: output as JSON Lines */
