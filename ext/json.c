@@ -916,6 +916,10 @@ int fntJsonParseChunk(FntJson *pJ, const char *z, size_t n, fnt_chunk *pOut){
     jsonAt(&x, "run_id");
     return jsonError(&x, "must not be empty");
   }
+  if( pOut->chunks<1 ){
+    jsonAt(&x, "chunks");
+    return jsonError(&x, "must be at least 1, not %lld", (long long)pOut->chunks);
+  }
   if( pOut->chunk>=pOut->chunks ){
     jsonAt(&x, "chunk");
     return jsonError(&x, "%lld is not below chunks (%lld)",

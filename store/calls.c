@@ -155,6 +155,12 @@ static int rgDecode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
   return FNT_OK;
 }
 
+static int cmpThreadDepth(const void *a, const void *b){
+  const fnt_callrec *x = a, *y = b;
+  if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
+  return x->depth<y->depth ? -1 : x->depth>y->depth;
+}
+
 /* The open rows of a calls file as replay records (functions interned in
 ** `tab`), for a derivation to resume from. */
 int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
@@ -200,16 +206,11 @@ int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
       if( fnt_callvec_push(out, &c) ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
     }
   }
-  /* Each open frame's parent is the open frame below it on its thread. */
-  for(i=0; i<out->n; i++){
+  /* By thread, then depth: each open frame's parent is the row before. */
+  if( out->n>1 ) qsort(out->a, out->n, sizeof(fnt_callrec), cmpThreadDepth);
+  for(i=1; i<out->n; i++){
     fnt_callrec *c = &out->a[i];
-    size_t k;
-    for(k=0; c->depth>0 && k<out->n; k++){
-      if( out->a[k].thread==c->thread && out->a[k].depth+1==c->depth ){
-        c->parent_fn = out->a[k].fn;
-        break;
-      }
-    }
+    if( c[-1].thread==c->thread && c[-1].depth+1==c->depth ) c->parent_fn = c[-1].fn;
   }
 done:
   fnt_free(g.thr);

@@ -128,7 +128,8 @@ int fnt_replay_run_events(fnt_snapshot *snap, const char *run_id,
                           fnt_replay *r, fnt_fntab *tab, int64_t *last_seq,
                           char **repo, char **commit);
 
-/* The open rows of calls file `e`, as records (functions interned in tab). */
+/* The open rows of calls file `e`, as records (functions interned in tab),
+** sorted by thread, then depth. */
 int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
                         fnt_callvec *out);
 

@@ -8,11 +8,14 @@
 **      its folder and that folder's parent;
 **   3. read the newest snapshot N again and re-check (another process may
 **      have filed the same chunk meanwhile);
-**   4. write a manifest listing the segments, fsync it and metadata/;
-**   5. write snapshot N+1 (its manifest list: N's plus ours, the tail of
-**      small manifests merged when long) to tmp/, fsync, and link() it to
-**      catalog/v(N+1).  link() never overwrites: EEXIST means another
-**      commit won N+1, so go back to 3;
+**   4. write the one manifest this commit adds, fsync it and metadata/:
+**      the new segments' entries, or, once N's list is long, those merged
+**      with the tail of N's small manifests (the list is decided first, so
+**      that no manifest is written that the snapshot does not list);
+**   5. write snapshot N+1 (its manifest list: N's, or N's head when the
+**      tail was merged, plus that manifest) to tmp/, fsync, and link() it
+**      to catalog/v(N+1).  link() never overwrites: EEXIST means another
+**      commit won N+1, so remove the manifest and go back to 3;
 **   6. fsync catalog/, remove the tmp name, update the HEAD hint.
 ** Until step 5 succeeds nothing is visible; files of a failed or lost
 ** commit are never listed by any snapshot, so never read.
@@ -141,9 +144,6 @@ static void removeFile(fnt_store *st, const char *rel){
   fnt_free(full);
 }
 
-/* Builds the manifest list of snapshot `id` on top of `base`: base's
-** manifests plus `ours`, or, once the list is long, one merged manifest
-** (written here; *merged gets its path so a lost race can remove it). */
 static int cmpPath(const void *a, const void *b){
   return strcmp(*(const char*const*)a, *(const char*const*)b);
 }
@@ -154,20 +154,20 @@ static int isRemoved(const fnt_commit *q, const fnt_entry *e){
       && bsearch(&e->path, q->removed, q->n_removed, sizeof(char*), cmpPath)!=0;
 }
 
-/* Builds the manifest list of snapshot base+1: base's manifests plus
-** `ours`; once the list is long, the tail of small recent manifests and
-** `ours` are merged into one new manifest, and when the commit drops files
-** every entry is rewritten without them (the new manifest is written here;
-** *merged gets its path so a lost race can remove it).  *droppedRows counts
-** the rows dropped. */
+/* Builds the manifest list of snapshot base+1 and writes the one manifest
+** it adds: base's manifests plus one holding the commit's entries `oursM`;
+** once the list is long, the tail of small recent manifests is merged into
+** that one, and when the commit drops files every entry is rewritten
+** without them.  *written gets the new manifest's path, so that a lost
+** race can remove it.  *droppedRows counts the rows dropped. */
 static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
-                     const char *ours, const fnt_manifest *oursM,
-                     fnt_catalog *cat, char **merged, uint64_t *droppedRows){
+                     const fnt_manifest *oursM, fnt_catalog *cat, char **written,
+                     uint64_t *droppedRows){
   size_t i, j, n = 0, keep = base->n_manifests, total = oursM->n;
   fnt_entry *all;
   fnt_buf bytes = {0};
   int rc;
-  *merged = 0;
+  *written = 0;
   *droppedRows = 0;
   if( q->n_removed ){
     keep = 0;
@@ -188,12 +188,6 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *
     cat->n_manifests = i+1;
     if( cat->manifest_paths[i]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   }
-  if( keep==base->n_manifests ){           /* no merge: add ours as it is */
-    cat->manifest_paths[keep] = fnt_strdup(ours);
-    if( cat->manifest_paths[keep]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-    cat->n_manifests++;
-    return FNT_OK;
-  }
   for(i=keep; i<base->n_manifests; i++) total += base->manifests[i]->n;
   all = fnt_calloc(total+1, sizeof(fnt_entry));
   if( all==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
@@ -207,10 +201,11 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *
   for(j=0; j<oursM->n; j++) all[n++] = oursM->entries[j];
   rc = fnt_manifest_encode(all, n, &bytes);   /* entries are borrowed */
   fnt_free(all);
-  if( rc==FNT_OK ) rc = writeNewFile(st, FNT_DIR_METADATA, ".fnman", &bytes, merged);
+  if( rc ) rc = fnt_err(st, rc, "out of memory");
+  else rc = writeNewFile(st, FNT_DIR_METADATA, ".fnman", &bytes, written);
   fnt_buf_free(&bytes);
   if( rc ) return rc;
-  cat->manifest_paths[keep] = fnt_strdup(*merged);
+  cat->manifest_paths[keep] = fnt_strdup(*written);
   if( cat->manifest_paths[keep]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   cat->n_manifests = keep+1;
   return FNT_OK;
@@ -218,11 +213,10 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *
 
 /* Tries to publish snapshot base+1.  1 published, 0 lost the race. */
 static int publish(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
-                   const char *manifestPath, const fnt_manifest *oursM,
-                   uint64_t *published){
+                   const fnt_manifest *oursM, uint64_t *published){
   fnt_catalog cat;
   fnt_buf bytes = {0};
-  char *merged = 0, *tmpRel = 0, *tmpFull = 0, *target = 0, *catDir = 0;
+  char *written = 0, *tmpRel = 0, *tmpFull = 0, *target = 0, *catDir = 0;
   char name[64];
   uint64_t addedRows = 0, droppedRows = 0;
   size_t i;
@@ -238,7 +232,7 @@ static int publish(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
   cat.added_files = q->n_files;
   cat.added_rows = addedRows;
   if( cat.operation==0 || cat.summary==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-  rc = buildList(st, base, q, manifestPath, oursM, &cat, &merged, &droppedRows);
+  rc = buildList(st, base, q, oursM, &cat, &written, &droppedRows);
   if( rc ) goto done;
   cat.total_files = base->cat.total_files + q->n_files - q->n_removed;
   cat.total_rows = base->cat.total_rows + addedRows - droppedRows;
@@ -268,8 +262,8 @@ static int publish(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
   rc = 1;
 done:
   if( tmpFull ) fnt_io_unlink(tmpFull);
-  if( rc<=0 && *published==0 ) removeFile(st, merged);
-  fnt_free(merged);
+  if( rc<=0 && *published==0 ) removeFile(st, written);
+  fnt_free(written);
   fnt_free(tmpRel);
   fnt_free(tmpFull);
   fnt_free(target);
@@ -311,10 +305,8 @@ void fnt_commit_underive(fnt_store *st, fnt_commit *q){
 
 int fnt_commit_run(fnt_store *st, fnt_commit *q){
   fnt_snapshot *s = 0;
-  fnt_buf mbytes = {0};
   fnt_manifest ours;
   fnt_entry *entries = 0;
-  char *manifestPath = 0;
   uint64_t published = 0, fingerprint = 0;
   size_t i;
   int rc, attempt;
@@ -369,20 +361,9 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
       ours.n = q->n_files;
     }
     /* The manifest records the snapshot that adds its files; written once
-    ** we know the id, rewritten only if we lose the race. */
+    ** we know the id (publish() writes it, and removes it if we lose). */
     for(i=0; i<q->n_files; i++) entries[i].snapshot_id = s->cat.id + 1;
-    mbytes.len = 0;
-    if( fnt_manifest_encode(entries, q->n_files, &mbytes) ){
-      fnt_snapshot_release(s);
-      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
-      goto fail;
-    }
-    removeFile(st, manifestPath);
-    fnt_free(manifestPath);
-    manifestPath = 0;
-    rc = writeNewFile(st, FNT_DIR_METADATA, ".fnman", &mbytes, &manifestPath);
-    if( rc ){ fnt_snapshot_release(s); goto fail; }
-    rc = publish(st, s, q, manifestPath, &ours, &published);
+    rc = publish(st, s, q, &ours, &published);
     fnt_snapshot_release(s);
     s = 0;
     if( rc==1 ) break;
@@ -399,11 +380,8 @@ cleanup:
   for(i=0; i<q->n_files; i++){
     removeFile(st, q->files[i].entry.path);
   }
-  removeFile(st, manifestPath);
 done:
-  fnt_free(manifestPath);
   fnt_free(entries);
-  fnt_buf_free(&mbytes);
   return rc;
 }
 
@@ -458,6 +436,10 @@ static int validateChunk(fnt_store *st, const fnt_chunk *c){
                    (long long)c->chunk, (long long)c->chunks);
   }
   if( c->total_events<0 ) return fnt_err(st, FNT_E_INVALID, "total_events: must not be negative");
+  if( (uint64_t)c->total_events<c->n_events ){
+    return fnt_err(st, FNT_E_INVALID, "total_events: %lld is below the %zu events of this chunk",
+                   (long long)c->total_events, c->n_events);
+  }
   if( c->duration_ns<0 ) return fnt_err(st, FNT_E_INVALID, "duration_ns: must not be negative");
   if( c->truncated!=0 && c->truncated!=1 ) return fnt_err(st, FNT_E_INVALID, "truncated: must be 0 or 1");
   if( c->n_functions>0 && c->functions==0 ) return fnt_err(st, FNT_E_INVALID, "functions: missing");
@@ -584,6 +566,11 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   }
   if( fnt_distinct_threads(ev, n, &threadDict, &nthreads) ){
     rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    goto done;
+  }
+  if( c->threads>=0 && c->threads<(int64_t)nthreads ){
+    rc = fnt_err(st, FNT_E_INVALID, "threads: %lld is below the %u distinct threads of this chunk",
+                 (long long)c->threads, nthreads);
     goto done;
   }
 

@@ -172,17 +172,12 @@ static int resumeFrom(fnt_store *st, const fnt_entry *tail, fnt_fntab *tab,
   fnt_callvec open = {0};
   size_t i;
   int rc = fnt_calls_read_open(st, tail, tab, &open);
-  /* Rows come by depth, then start: a thread's frames in depth order. */
+  /* Rows come by thread, then depth: the frame above is the next row. */
   for(i=0; rc==FNT_OK && i<open.n; i++){
     const fnt_callrec *c = &open.a[i];
     int64_t above = 0;
-    size_t k;
-    for(k=0; k<open.n; k++){
-      const fnt_callrec *d = &open.a[k];
-      if( d->thread==c->thread && d->depth==c->depth+1 ){
-        above = (int64_t)((uint64_t)d->end - (uint64_t)d->start);
-        break;
-      }
+    if( i+1<open.n && c[1].thread==c->thread && c[1].depth==c->depth+1 ){
+      above = (int64_t)((uint64_t)c[1].end - (uint64_t)c[1].start);
     }
     rc = fnt_replay_resume(r, c, above);
     if( rc==FNT_E_CORRUPT ){

@@ -148,10 +148,11 @@ typedef struct fnt_chunk {
   const char *source;         /* required: "xray-basic", "xray-fdr", ... */
   int64_t     chunk;          /* 0 <= chunk < chunks */
   int64_t     chunks;
-  int64_t     total_events;   /* events in the whole run, >= 0 */
+  int64_t     total_events;   /* events in the whole run, >= n_events */
   int64_t     duration_ns;    /* >= 0 */
   int         truncated;      /* 0/1 */
-  int64_t     threads;        /* < 0 = distinct threads of this chunk */
+  int64_t     threads;        /* threads of the run, >= the chunk's distinct
+                              ** threads; < 0 = distinct threads of this chunk */
   const char *binaries_json;  /* JSON array text; NULL = "[]" */
   const fnt_function *functions;
   size_t      n_functions;

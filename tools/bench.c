@@ -118,6 +118,7 @@ static double now(void){
 static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void progress(const char *fmt, ...){
   va_list ap;
+  if( cli_g.quiet ) return;
   fprintf(stderr, "bench: ");
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -1296,6 +1297,11 @@ static void usage(FILE *out){
     "  fnt bench\n"
     "  fnt bench --events 10000000 --json bench.json\n"
     "  fnt bench --events 100000000 --only fntrace --skip-snapshots\n");
+  cli_globals_help(out);
+  fprintf(out,
+    "(bench works in its own scratch folder, --dir: -w is accepted and not\n"
+    "used; --json before the command is --json to stdout; -q drops the\n"
+    "progress lines.)\n");
 }
 
 static int parseU64(const char *opt, const char *s, uint64_t lo, uint64_t *out){
@@ -1340,6 +1346,7 @@ static int parseArgs(bench *b, int argc, char **argv){
   o->chunk_events = 1000000; o->windows = 1000; o->window_events = 10000;
   o->snap_runs = 1000; o->snap_chunks = 10;
   o->cmp_runs = 50; o->cmp_events = 1000000;
+  if( cli_g.json ) o->json = "-";
   optind = 1;
   while( (c = getopt_long(argc, argv, "+h", benchOpts, 0))!=-1 ){
     switch( c ){

@@ -73,6 +73,7 @@ static int parseOpts(const char *cmd, int argc, char **argv, const char *usage,
     for(i=0; callOpts[i].name; i++) if( callOpts[i].val==c ) name = callOpts[i].name;
     if( c=='h' || c=='?' || name==0 ){
       fputs(usage, c=='h' ? stdout : stderr);
+      cli_globals_help(c=='h' ? stdout : stderr);
       return c=='h' ? 0 : 2;
     }
     if( c!='w' && !isAllowed(allowed, name) ){
@@ -94,6 +95,7 @@ static int parseOpts(const char *cmd, int argc, char **argv, const char *usage,
       case OPT_JSON: o->json = 1; break;
     }
   }
+  if( cli_g.json ) o->json = 1;
   if( optind!=argc-1 ){
     cli_error(cmd, "expected one RUN_ID (see fnt %s --help)", cmd);
     return 2;

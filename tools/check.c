@@ -11,9 +11,14 @@
 ** decompression of every column chunk of every row group); then a full scan
 ** of every column of the three tables through the public API, which decodes
 ** every chunk as a query would.  Problems are printed one per line, naming
-** the file.  Files that no retained snapshot references (left in data/,
-** metadata/ and tmp/ by failed or crashed commits) are listed with their
-** sizes but are not problems: they are never read.
+** the file.  Files that no retained snapshot references are listed with
+** their sizes and where they come from, but are not problems (they are
+** never read): left by a failed or crashed commit (anything in tmp/, a
+** manifest written for a snapshot that does not list it, a segment no
+** manifest lists), listed only by expired snapshots (a manifest written
+** for a snapshot older than the oldest retained one, and its segments:
+** `fnt expire` removes them once old enough), or not a fntrace file.  A
+** commit in progress in another process shows as a failed one.
 **
 ** The store has no public "list what a snapshot references" or "verify a
 ** segment completely" call, so this file reads the store's internal headers
@@ -81,19 +86,35 @@ typedef struct checker {
   path_set seenMan;          /* manifests read (every snapshot repeats most) */
   path_set scannedMan;       /* manifests whose segments a full scan has read */
   path_set snapMan;          /* the manifests of the snapshot being checked */
+  path_set expired;          /* unreferenced files of expired snapshots */
+  uint64_t oldest;           /* the oldest retained snapshot id */
+  uint64_t strays[3];        /* unreferenced files by origin (stray_origin) */
   uint64_t segments, manifests, snapshots, bytes, rows;
 } checker;
 
 static void problem(checker *c, const char *rel, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Prints one problem: "PROBLEM <where>: <what>", or its JSON object. */
+static void report(checker *c, const char *where, const char *what){
+  if( cli_g.json ){
+    cli_json_begin();
+    cli_json_str("problem", what);
+    cli_json_str("file", where);
+    cli_json_end();
+  }else{
+    printf("PROBLEM %s: %s\n", where, what);
+  }
+  c->problems++;
+}
+
 static void problem(checker *c, const char *rel, const char *fmt, ...){
   va_list ap;
-  printf("PROBLEM %s/%s: ", c->dir, rel);
+  char where[1200], what[1200];
+  snprintf(where, sizeof(where), "%s/%s", c->dir, rel);
   va_start(ap, fmt);
-  vprintf(fmt, ap);
+  vsnprintf(what, sizeof(what), fmt, ap);
   va_end(ap);
-  putchar('\n');
-  c->problems++;
+  report(c, where, what);
 }
 
 static int readRel(checker *c, const char *rel, uint8_t **data, size_t *n){
@@ -215,9 +236,10 @@ static void scanSnapshot(checker *c, uint64_t id, const char *catRel){
     while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ) rc = FNT_OK;
     if( rc<0 ){
       const char *m = fnt_errmsg(c->st);
-      printf("PROBLEM %s (snapshot %llu, %s)\n", m[0] ? m : fnt_strerror(rc),
-             (unsigned long long)id, fnt_table_name((fnt_table)t));
-      c->problems++;
+      char where[64];
+      snprintf(where, sizeof(where), "snapshot %llu, %s", (unsigned long long)id,
+               fnt_table_name((fnt_table)t));
+      report(c, where, m[0] ? m : fnt_strerror(rc));
     }
     fnt_scan_close(sc);
   }
@@ -312,6 +334,64 @@ static uint64_t *listCatalog(checker *c, size_t *nOut, path_set *odd){
   return ids;
 }
 
+/* Where an unreferenced file comes from. */
+typedef enum stray_origin { STRAY_FAILED, STRAY_EXPIRED, STRAY_FOREIGN } stray_origin;
+static const char *const strayWhy[] = {
+  "left by a failed or crashed commit",
+  "listed only by expired snapshots (fnt expire removes it)",
+  "not a fntrace file",
+};
+
+/* 1 when the last path component is <32 hex digits><suffix>. */
+static int isStoreName(const char *rel, const char *suffix){
+  const char *b = strrchr(rel, '/');
+  b = b ? b+1 : rel;
+  return strlen(b)==32+strlen(suffix) && strspn(b, "0123456789abcdef")==32
+      && strcmp(b+32, suffix)==0;
+}
+
+/* Every unreferenced manifest written for a snapshot older than the oldest
+** retained one goes, with the segments it lists, into c->expired: those
+** files were listed by snapshots since expired.  Other unreferenced
+** manifests were written by commits that never published them. */
+static void findExpired(checker *c){
+  char *full = fnt_path_join(c->st, FNT_DIR_METADATA);
+  DIR *d = full ? opendir(full) : 0;
+  struct dirent *e;
+  fnt_free(full);
+  if( d==0 ) return;
+  while( (e = readdir(d))!=0 ){
+    char rel[600];
+    uint8_t *data = 0;
+    size_t n = 0, i;
+    uint64_t target = 0;
+    fnt_manifest *m = 0;
+    snprintf(rel, sizeof(rel), FNT_DIR_METADATA "/%s", e->d_name);
+    if( !isStoreName(rel, ".fnman") || setHas(&c->referenced, rel) ) continue;
+    if( readRel(c, rel, &data, &n) ) continue;
+    if( fnt_manifest_decode(c->st, rel, data, n, &m)==FNT_OK ){
+      for(i=0; i<m->n; i++) if( m->entries[i].snapshot_id>target ) target = m->entries[i].snapshot_id;
+      if( target>0 && target<c->oldest ){
+        setAdd(&c->expired, rel);
+        for(i=0; i<m->n; i++) setAdd(&c->expired, m->entries[i].path);
+      }
+      fnt_manifest_free(m);
+    }
+    fnt_free(data);
+  }
+  closedir(d);
+  setSort(&c->expired);
+}
+
+static stray_origin strayOrigin(const checker *c, const char *rel){
+  if( strncmp(rel, FNT_DIR_TMP "/", sizeof(FNT_DIR_TMP))==0 ) return STRAY_FAILED;
+  if( !isStoreName(rel, strncmp(rel, FNT_DIR_DATA "/", sizeof(FNT_DIR_DATA))==0
+                        ? ".fnseg" : ".fnman") ){
+    return STRAY_FOREIGN;
+  }
+  return setHas(&c->expired, rel) ? STRAY_EXPIRED : STRAY_FAILED;
+}
+
 /* Lists, recursively, the files under `rel` that nothing references. */
 static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *bytes){
   char *full = fnt_path_join(c->st, rel);
@@ -331,7 +411,24 @@ static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *by
       if( S_ISDIR(sb.st_mode) ){
         listStray(c, child, count, bytes);
       }else if( !setHas(&c->referenced, child) ){
-        printf("unreferenced %s/%s (%lld bytes)\n", c->dir, child, (long long)sb.st_size);
+        stray_origin o = strayOrigin(c, child);
+        if( cli_g.quiet ){
+          /* -q: problems only */
+        }else if( cli_g.json ){
+          char path[1400];
+          snprintf(path, sizeof(path), "%s/%s", c->dir, child);
+          cli_json_begin();
+          cli_json_str("unreferenced", path);
+          cli_json_int("bytes", (long long)sb.st_size);
+          cli_json_str("origin", o==STRAY_FAILED ? "failed-commit"
+                       : o==STRAY_EXPIRED ? "expired-snapshot" : "foreign");
+          cli_json_str("why", strayWhy[o]);
+          cli_json_end();
+        }else{
+          printf("unreferenced %s/%s (%lld bytes): %s\n", c->dir, child,
+                 (long long)sb.st_size, strayWhy[o]);
+        }
+        c->strays[o]++;
         (*count)++;
         *bytes += (uint64_t)sb.st_size;
       }
@@ -343,21 +440,30 @@ static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *by
 
 static void usage(FILE *out){
   fprintf(out,
-    "usage: fnt check [-w WAREHOUSE] [--all]\n"
+    "usage: fnt check [-w DIR] [--json] [-q] [--all]\n"
     "\n"
     "Verifies every checksum and every reference of the warehouse's current\n"
     "snapshot: the catalog file, each manifest it lists, each segment those\n"
     "list (present, of the listed size, footer and every column chunk\n"
     "checksummed), then reads every column of every row.  Problems are\n"
     "printed as `PROBLEM <file>: <what>`.  Files no retained snapshot\n"
-    "references (left by failed or crashed commits) are listed as\n"
-    "`unreferenced <file> (<n> bytes)`; they are never read and are not\n"
-    "problems.\n"
+    "references are listed as `unreferenced <file> (<n> bytes): <origin>`,\n"
+    "the origin one of:\n"
+    "  left by a failed or crashed commit   (also a commit in progress now)\n"
+    "  listed only by expired snapshots (fnt expire removes it)\n"
+    "  not a fntrace file\n"
+    "They are never read and are not problems: a successful commit leaves\n"
+    "none behind.\n"
+    "\n"
+    "--json: one object a line: {\"problem\", \"file\"}, {\"unreferenced\", \"bytes\",\n"
+    "\"origin\" (failed-commit, expired-snapshot or foreign), \"why\"}, then the\n"
+    "summary {\"warehouse\", ..., \"sound\"}.  -q: the problems only.\n"
     "\n"
     "options:\n"
-    "  -w, --warehouse DIR  the warehouse (default $FNT_WAREHOUSE, else ./fnt-warehouse)\n"
     "  -a, --all            verify every retained snapshot, not only the current one\n"
-    "  -h, --help           this text\n"
+    "  -h, --help           this text\n");
+  cli_globals_help(out);
+  fprintf(out,
     "\n"
     "exit status: 0 sound, 1 problems found, 2 usage error\n"
     "\n"
@@ -367,21 +473,18 @@ static void usage(FILE *out){
 
 int cmd_check(int argc, char **argv){
   static const struct option opts[] = {
-    {"warehouse", required_argument, 0, 'w'},
     {"all",       no_argument,       0, 'a'},
     {"help",      no_argument,       0, 'h'},
     {0, 0, 0, 0}
   };
-  const char *wopt = 0;
   int all = 0, ch, rc;
   checker c;
   uint64_t *ids, strayN = 0, strayBytes = 0;
   size_t nIds, i;
   path_set odd = {0};
   optind = 1;
-  while( (ch = getopt_long(argc, argv, "w:ah", opts, 0))!=-1 ){
+  while( (ch = getopt_long(argc, argv, "ah", opts, 0))!=-1 ){
     switch( ch ){
-      case 'w': wopt = optarg; break;
       case 'a': all = 1; break;
       case 'h': usage(stdout); return 0;
       default:  usage(stderr); return 2;
@@ -393,7 +496,7 @@ int cmd_check(int argc, char **argv){
     return 2;
   }
   memset(&c, 0, sizeof(c));
-  c.dir = cli_warehouse(wopt);
+  c.dir = cli_warehouse(0);
   rc = fnt_open(c.dir, 0, &c.st);       /* never create what we check */
   if( rc!=FNT_OK ){
     const char *m = c.st ? fnt_errmsg(c.st) : "";
@@ -402,6 +505,7 @@ int cmd_check(int argc, char **argv){
     return 1;
   }
   ids = listCatalog(&c, &nIds, &odd);
+  c.oldest = nIds ? ids[0] : 0;
   /* Verify the newest (or all), and collect the references of every
   ** retained snapshot, so that none of their files counts as stray. */
   for(i=nIds; i>0; i--){
@@ -410,20 +514,57 @@ int cmd_check(int argc, char **argv){
     setSort(&c.referenced);
   }
   setSort(&c.referenced);
-  for(i=0; i<odd.n; i++){
-    printf("unreferenced %s/%s (not a snapshot file)\n", c.dir, odd.v[i]);
+  findExpired(&c);
+  for(i=0; i<odd.n && !cli_g.quiet; i++){
+    if( cli_g.json ){
+      char path[1400];
+      snprintf(path, sizeof(path), "%s/%s", c.dir, odd.v[i]);
+      cli_json_begin();
+      cli_json_str("unreferenced", path);
+      cli_json_str("origin", "foreign");
+      cli_json_str("why", "not a snapshot file");
+      cli_json_end();
+    }else{
+      printf("unreferenced %s/%s (not a snapshot file)\n", c.dir, odd.v[i]);
+    }
   }
   listStray(&c, FNT_DIR_DATA, &strayN, &strayBytes);
   listStray(&c, FNT_DIR_METADATA, &strayN, &strayBytes);
   listStray(&c, FNT_DIR_TMP, &strayN, &strayBytes);
-  printf("%s: %llu snapshot(s) of %zu verified, %llu manifest(s), %llu segment(s), "
-         "%llu bytes, %llu rows; %llu unreferenced file(s), %llu bytes: %s\n",
-         c.dir, (unsigned long long)c.snapshots, nIds,
-         (unsigned long long)c.manifests, (unsigned long long)c.segments,
-         (unsigned long long)c.bytes, (unsigned long long)c.rows,
-         (unsigned long long)strayN, (unsigned long long)strayBytes,
-         c.problems ? "PROBLEMS" : "sound");
-  if( c.problems ) printf("%ld problem(s)\n", c.problems);
+  if( cli_g.quiet ){
+    /* -q: problems only; the exit status says the rest */
+  }else if( cli_g.json ){
+    cli_json_begin();
+    cli_json_str("warehouse", c.dir);
+    cli_json_int("snapshots_verified", (long long)c.snapshots);
+    cli_json_int("snapshots", (long long)nIds);
+    cli_json_int("manifests", (long long)c.manifests);
+    cli_json_int("segments", (long long)c.segments);
+    cli_json_int("bytes", (long long)c.bytes);
+    cli_json_int("rows", (long long)c.rows);
+    cli_json_int("unreferenced", (long long)strayN);
+    cli_json_int("unreferenced_bytes", (long long)strayBytes);
+    cli_json_int("unreferenced_failed_commit", (long long)c.strays[STRAY_FAILED]);
+    cli_json_int("unreferenced_expired_snapshot", (long long)c.strays[STRAY_EXPIRED]);
+    cli_json_int("unreferenced_foreign", (long long)c.strays[STRAY_FOREIGN]);
+    cli_json_int("problems", c.problems);
+    cli_json_bool("sound", c.problems==0);
+    cli_json_end();
+  }else{
+    printf("%s: %llu snapshot(s) of %zu verified, %llu manifest(s), %llu segment(s), "
+           "%llu bytes, %llu rows; %llu unreferenced file(s), %llu bytes",
+           c.dir, (unsigned long long)c.snapshots, nIds,
+           (unsigned long long)c.manifests, (unsigned long long)c.segments,
+           (unsigned long long)c.bytes, (unsigned long long)c.rows,
+           (unsigned long long)strayN, (unsigned long long)strayBytes);
+    if( strayN ){
+      printf(" (%llu of failed or crashed commits, %llu of expired snapshots, %llu foreign)",
+             (unsigned long long)c.strays[STRAY_FAILED], (unsigned long long)c.strays[STRAY_EXPIRED],
+             (unsigned long long)c.strays[STRAY_FOREIGN]);
+    }
+    printf(": %s\n", c.problems ? "PROBLEMS" : "sound");
+    if( c.problems ) printf("%ld problem(s)\n", c.problems);
+  }
   free(ids);
   setFree(&odd);
   setFree(&c.referenced);
@@ -431,6 +572,7 @@ int cmd_check(int argc, char **argv){
   setFree(&c.seenMan);
   setFree(&c.scannedMan);
   setFree(&c.snapMan);
+  setFree(&c.expired);
   fnt_close(c.st);
   return c.problems ? 1 : 0;
 }

@@ -79,6 +79,7 @@ static void usage(FILE *out){
     "\n"
     "example:\n"
     "  fnt compare --repo acme/widget 9f1c2e0 a41b7d3 --alpha 0.05\n");
+  cli_globals_help(out);
 }
 
 static const struct option compareOpts[] = {
@@ -137,6 +138,7 @@ static int parseArgs(int argc, char **argv, cmp_opts *o){
       default: usage(stderr); return CMP_EXIT_USAGE;
     }
   }
+  if( cli_g.json ) o->json = 1;
   if( o->repo==0 || !o->repo[0] ){
     cli_error("compare", "--repo REPO is required (see fnt compare --help)");
     return CMP_EXIT_USAGE;
@@ -359,6 +361,7 @@ int cmd_diff(int argc, char **argv){
            "statistics, see fnt compare.\n\n"
            "  --top N   show at most N functions (default 20)\n\n"
            "example:\n  fnt diff --top 10 run-before run-after\n");
+    cli_globals_help(stdout);
     return c=='h' ? 0 : 2;
   }
   if( argc-optind!=2 ){ cli_error("diff", "expected RUN_A and RUN_B (see fnt diff --help)"); return 2; }

@@ -29,6 +29,7 @@ typedef struct sym { uint64_t addr, size; const char *name; int global; } sym;
 
 struct elf_symbols {
   uint64_t *fn_addr;      /* fn_addr[id-1] */
+  uint8_t *fn_sleds;      /* fn_sleds[id-1]: bit k set = a sled of kind k */
   char **fn_name;         /* fn_name[id-1], malloc'd, or NULL until asked */
   int32_t n_fn;
   sym *syms; size_t n_syms;
@@ -254,13 +255,17 @@ int elf_symbols_load(const char *path, elf_symbols **out, char *err, size_t errl
       if( (size_t)s->n_fn==cap ){
         size_t ncap = cap ? cap*2 : 256;
         uint64_t *na = realloc(s->fn_addr, ncap*sizeof(*na));
-        if( !na ){ bad(err, errlen, "out of memory"); goto fail; }
-        s->fn_addr = na;
+        uint8_t *nk = na ? realloc(s->fn_sleds, ncap) : 0;
+        if( na ) s->fn_addr = na;
+        if( !nk ){ bad(err, errlen, "out of memory"); goto fail; }
+        s->fn_sleds = nk;
         cap = ncap;
       }
+      s->fn_sleds[s->n_fn] = 0;
       s->fn_addr[s->n_fn++] = fn;
       cur = fn;
     }
+    if( e[16]<8 ) s->fn_sleds[s->n_fn-1] |= (uint8_t)(1u << e[16]);
   }
   s->fn_name = calloc((size_t)s->n_fn + 1, sizeof(char*));
   if( !s->fn_name ){ bad(err, errlen, "out of memory"); goto fail; }
@@ -284,6 +289,10 @@ int elf_symbols_has(const elf_symbols *s, int32_t id){
 }
 
 const char *elf_symbols_build_id(const elf_symbols *s){ return s->build_id; }
+
+unsigned elf_symbols_sleds(const elf_symbols *s, int32_t id){
+  return elf_symbols_has(s, id) ? s->fn_sleds[id-1] : 0;
+}
 
 /* The symbol at addr: exact start preferred (global over local), else the
 ** function whose [addr, addr+size) covers it. */
@@ -337,6 +346,7 @@ void elf_symbols_free(elf_symbols *s){
   }
   free(s->fn_name);
   free(s->fn_addr);
+  free(s->fn_sleds);
   free(s->syms);
   free(s->build_id);
   if( s->map!=MAP_FAILED && s->map ) munmap(s->map, s->size);

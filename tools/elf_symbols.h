@@ -33,6 +33,14 @@ const char *elf_symbols_name(elf_symbols *s, int32_t id);
 /* 1 when `id` is in the map (its function belongs to the binary). */
 int elf_symbols_has(const elf_symbols *s, int32_t id);
 
+/* The kinds of sleds function `id` has in the map, as a bit mask: bit k
+** set when it has a sled of kind k (ELF_SLED_ENTRY, ...); 0 outside it. */
+#define ELF_SLED_ENTRY      0   /* function entry */
+#define ELF_SLED_EXIT       1   /* return */
+#define ELF_SLED_TAIL       2   /* tail call */
+#define ELF_SLED_ARGS_ENTRY 3   /* entry logging its first argument */
+unsigned elf_symbols_sleds(const elf_symbols *s, int32_t id);
+
 /* The NT_GNU_BUILD_ID note as lowercase hex, or NULL when the binary has
 ** none.  Owned by s. */
 const char *elf_symbols_build_id(const elf_symbols *s);

@@ -28,12 +28,14 @@ static const struct {
   {"expire",      cmd_expire,      "expire old snapshots and remove the files nothing lists"},
   {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
   {"bench",       cmd_bench,       "benchmark fntrace against plain SQLite on a synthetic trace"},
+  {"completion",  cmd_completion,  "print a bash completion script (fnt completion bash)"},
 };
 #define NCOMMANDS (sizeof(commands)/sizeof(commands[0]))
 
 const char *cli_warehouse(const char *opt){
   const char *env;
   if( opt && opt[0] ) return opt;
+  if( cli_g.warehouse ) return cli_g.warehouse;
   env = getenv("FNT_WAREHOUSE");
   if( env && env[0] ) return env;
   return "./fnt-warehouse";
@@ -63,7 +65,7 @@ void cli_error(const char *cmd, const char *fmt, ...){
 static void usage(FILE *out){
   size_t i;
   fprintf(out,
-    "usage: fnt <command> [options]\n"
+    "usage: fnt [global options] <command> [options]\n"
     "\n"
     "fntrace files function traces (LLVM XRay) and profiles (perf) into a\n"
     "warehouse folder, queried with SQL.  The warehouse is --warehouse DIR,\n"
@@ -73,14 +75,18 @@ static void usage(FILE *out){
   for(i=0; i<NCOMMANDS; i++){
     fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
   }
+  cli_globals_help(out);
   fprintf(out,
     "\n"
     "  fnt <command> --help   shows a command's options and an example\n"
-    "  fnt --version          prints the version\n");
+    "  fnt --version          prints the version\n"
+    "  fnt completion bash    prints a bash completion script:\n"
+    "                         source <(fnt completion bash)\n");
 }
 
 int main(int argc, char **argv){
   size_t i;
+  if( cli_take_globals(&argc, argv) ) return 2;
   if( argc<2 ){
     usage(stderr);
     return 2;

@@ -24,9 +24,60 @@ int cmd_check(int argc, char **argv);         /* check.c */
 int cmd_bench(int argc, char **argv);         /* bench.c */
 int cmd_compact(int argc, char **argv);       /* maintain.c */
 int cmd_expire(int argc, char **argv);        /* maintain.c */
+int cmd_completion(int argc, char **argv);    /* completion.c */
 
-/* The warehouse to use: `opt` when given, else $FNT_WAREHOUSE, else
-** "./fnt-warehouse". */
+/* The global options (cli.c), set by cli_take_globals() before a
+** subcommand runs.  A subcommand never sees -w/--warehouse, --json or -q in
+** its argv (bench keeps its own --json [FILE]): it calls cli_warehouse(0),
+** honours cli_g.json and cli_g.quiet, and its usage calls
+** cli_globals_help() (test/sql/test_cli.sh checks every --help for it). */
+typedef struct cli_globals {
+  const char *warehouse;   /* -w/--warehouse DIR, or NULL */
+  int json;                /* --json: output as JSON Lines */
+  int quiet;               /* -q/--quiet: nothing but errors and what was asked */
+} cli_globals;
+extern cli_globals cli_g;
+
+/* Takes the global options out of argv[1..], wherever they stand (before or
+** after the subcommand; not after "--", nor an sqlite3 option's value for
+** `fnt sql`; bench keeps its own --json [FILE]), into cli_g; argv and
+** *argc keep the rest.  @return 0, or 2 after printing a usage error. */
+int cli_take_globals(int *argc, char **argv);
+
+/* The lines of --help describing the global options. */
+void cli_globals_help(FILE *out);
+
+/* --json output, one object a line on stdout:
+**   cli_json_begin(); cli_json_str("run_id", id); ...; cli_json_end(); */
+void cli_json_begin(void);
+void cli_json_str(const char *key, const char *val);   /* NULL = null */
+void cli_json_int(const char *key, long long val);
+void cli_json_num(const char *key, double val);
+void cli_json_bool(const char *key, int val);
+void cli_json_end(void);
+/* `s` as a JSON string literal. */
+void cli_json_string(FILE *out, const char *s);
+
+/* Opens a scan of the rows of run `run_id` in table t of the current
+** snapshot, reading `columns` (a bit mask of column indexes).  The caller
+** closes *sc and releases *snap (both NULL-safe) whatever the result.
+** @return FNT_OK or the store's error code (message in fnt_errmsg). */
+int cli_run_scan(fnt_store *st, fnt_table t, const char *run_id, unsigned columns,
+                 fnt_snapshot **snap, fnt_scan **sc);
+
+/* For the importers: 0 when run `run_id` is not in table t (FNT_TABLE_RUNS
+** or FNT_TABLE_PROFILE) or is filed under `repo`; else -1 after printing
+** "fnt CMD: run ... is already filed under repo ..." (a run belongs to one
+** repo: filing it again under another would say "already filed" and file
+** nothing, which reads as if it had been). */
+int cli_check_repo(fnt_store *st, const char *cmd, fnt_table t, const char *run_id,
+                   const char *repo);
+
+/* Bytes on disk under dir (allocated blocks of every file, like du). */
+uint64_t cli_disk_usage(const char *dir);
+
+/* The warehouse to use: `opt` when given, else -w/--warehouse, else
+** $FNT_WAREHOUSE, else "./fnt-warehouse". */
 const char *cli_warehouse(const char *opt);
 
 /* Opens (creating) the warehouse; on failure prints "fnt: DIR: why" to

@@ -55,7 +55,7 @@
 
 static void usage(FILE *out){
   fprintf(out,
-    "usage: fnt import-perf [--warehouse DIR] [--repo REPO] [--commit SHA]\n"
+    "usage: fnt import-perf [-w DIR] [--json] [-q] [--repo REPO] [--commit SHA]\n"
     "                       [--run-id ID] [--target NAME] [--room FILE] FILE\n"
     "\n"
     "Files a sampled profile as fn_profile rows, one per symbol: self and\n"
@@ -63,7 +63,6 @@ static void usage(FILE *out){
     "nanoseconds.  FILE is a perf.data, the text of `perf script`, or - for\n"
     "that text on stdin.  Record with cpu-clock, whose periods are ns.\n"
     "\n"
-    "  --warehouse DIR  the warehouse (default $FNT_WAREHOUSE, else ./fnt-warehouse)\n"
     "  --repo REPO      the repository the profile belongs to (default \"local\")\n"
     "  --commit SHA     the commit profiled (default none)\n"
     "  --run-id ID      the profile's id (default FILENAME-<hash of its bytes>);\n"
@@ -77,6 +76,7 @@ static void usage(FILE *out){
     "example:\n"
     "  perf record -e cpu-clock -F 2000 -g -o perf.data -- ./widget_bench\n"
     "  fnt import-perf --repo acme/widget --commit 9f1c2e0 perf.data\n");
+  cli_globals_help(out);
 }
 
 /* The file name part of a path. */
@@ -237,8 +237,7 @@ int cmd_import_perf(int argc, char **argv){
       usage(stdout);
       return 0;
     }
-    if( is_opt(a, "--warehouse", argc, argv, &i, &v) ) warehouse = v;
-    else if( is_opt(a, "--repo", argc, argv, &i, &v) ) repo = v;
+    if( is_opt(a, "--repo", argc, argv, &i, &v) ) repo = v;
     else if( is_opt(a, "--commit", argc, argv, &i, &v) ) commit = v;
     else if( is_opt(a, "--run-id", argc, argv, &i, &v) ) run_id = v;
     else if( is_opt(a, "--target", argc, argv, &i, &v) ) target = v;
@@ -373,9 +372,10 @@ int cmd_import_perf(int argc, char **argv){
   fp.rows = rows;
   fp.n_rows = prof->n_symbols;
 
-  warehouse = cli_warehouse(warehouse);
+  warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
   st = cli_open(warehouse);
   if( !st ) goto done;
+  if( cli_check_repo(st, CMD, FNT_TABLE_PROFILE, run_id, repo) ) goto done;
   filed = fnt_file_profile(st, &fp);
   if( filed<0 ){
     const char *msg = fnt_errmsg(st);
@@ -384,13 +384,33 @@ int cmd_import_perf(int argc, char **argv){
     goto done;
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  printf("%s: %lld samples, %zu symbols", strcmp(path, "-")==0 ? "<stdin>" : path,
-         (long long)prof->samples, prof->n_symbols);
-  if( room ) printf(" (%zu with a stable_id)", mapped);
-  if( prof->n_empty ) printf(", %zu samples with no call chain", prof->n_empty);
-  printf(", profile_ns %lld, run %s: %s in %.2f s\n", (long long)prof->profile_ns,
-         run_id, filed ? "filed" : "already filed",
-         (double)(t1.tv_sec-t0.tv_sec) + (double)(t1.tv_nsec-t0.tv_nsec)/1e9);
+  if( cli_g.quiet ){
+    /* -q: the exit status says it */
+  }else if( cli_g.json ){
+    cli_json_begin();
+    cli_json_str("run_id", run_id);
+    cli_json_str("source", "perf");
+    cli_json_str("repo", repo);
+    cli_json_str("target", target);
+    cli_json_str("input", strcmp(path, "-")==0 ? "<stdin>" : path);
+    cli_json_int("samples", (long long)prof->samples);
+    cli_json_int("symbols", (long long)prof->n_symbols);
+    cli_json_int("symbols_mapped", (long long)mapped);
+    cli_json_int("samples_without_chain", (long long)prof->n_empty);
+    cli_json_int("profile_ns", (long long)prof->profile_ns);
+    cli_json_bool("filed", filed>0);
+    cli_json_str("warehouse", warehouse);
+    cli_json_num("seconds", (double)(t1.tv_sec-t0.tv_sec) + (double)(t1.tv_nsec-t0.tv_nsec)/1e9);
+    cli_json_end();
+  }else{
+    printf("%s: %lld samples, %zu symbols", strcmp(path, "-")==0 ? "<stdin>" : path,
+           (long long)prof->samples, prof->n_symbols);
+    if( room ) printf(" (%zu with a stable_id)", mapped);
+    if( prof->n_empty ) printf(", %zu samples with no call chain", prof->n_empty);
+    printf(", profile_ns %lld, run %s: %s in %.2f s\n", (long long)prof->profile_ns,
+           run_id, filed ? "filed" : "already filed",
+           (double)(t1.tv_sec-t0.tv_sec) + (double)(t1.tv_nsec-t0.tv_nsec)/1e9);
+  }
   rc = 0;
 
 done:

@@ -14,7 +14,6 @@
 ** after chunk k has been filed, as a kill -9 there would.
 */
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "binary_check.h"
 #include "elf_symbols.h"
 #include "fnt.h"
 #include "progress.h"
@@ -43,13 +43,19 @@ static void usage(FILE *out){
     "\n"
     "  --binary BIN        the instrumented executable that wrote LOG (required):\n"
     "                      its xray_instr_map and symbols name the functions\n"
-    "  --warehouse DIR     default $FNT_WAREHOUSE, else ./fnt-warehouse\n"
     "  --repo REPO         default \"" DEFAULT_REPO "\"\n"
     "  --commit SHA        default none (NULL)\n"
     "  --run-id ID         default LOG's file name without a leading \"xray-log.\"\n"
     "  --target NAME       default BIN's file name\n"
     "  --room FILE         TSV of symbol<TAB>stable_id lines naming functions\n"
     "  --chunk-events N    events a chunk, default %d\n"
+    "  --force             import even when LOG does not match BIN (below)\n"
+    "\n"
+    "LOG must come from BIN: every function id of the log must be in BIN's\n"
+    "xray_instr_map, with a sled of each event's kind (entry, return, tail\n"
+    "call); a log name of XRay's shape (PROGRAM.XXXXXX) must name BIN's file;\n"
+    "a run already filed under the run id must record BIN's build id.  Else\n"
+    "the import is refused naming both files.\n"
     "\n"
     "The run's ts_micros is the log file's modification time, or for FDR\n"
     "logs a Walltime record holding an epoch time (compiler-rt 14 writes the\n"
@@ -64,12 +70,14 @@ static void usage(FILE *out){
     "  XRAY_BASIC_OPTIONS='func_duration_threshold_us=0 max_stack_depth=4096' ./prog\n"
     "  fnt import-xray --repo acme/widget --commit 9f1c2e0 --binary ./prog xray-log.prog.*\n",
     DEFAULT_CHUNK_EVENTS);
+  cli_globals_help(out);
 }
 
 /* The options of one invocation. */
 typedef struct opts {
-  const char *warehouse, *repo, *commit, *run_id, *target, *room, *binary, *log;
+  const char *repo, *commit, *run_id, *target, *room, *binary, *log;
   int64_t chunk_events;
+  int force;
 } opts;
 
 /* Parses argv; returns 0 ok, 1 --help shown, 2 usage error (reported). */
@@ -80,11 +88,12 @@ static int parse_args(int argc, char **argv, opts *o){
   for(i=1; i<argc; i++){
     const char *a = argv[i], *val = 0, *eq;
     static const char *const with_value[] = {
-      "--warehouse", "--repo", "--commit", "--run-id", "--target", "--room",
+      "--repo", "--commit", "--run-id", "--target", "--room",
       "--chunk-events", "--binary"
     };
     size_t k, nlen;
     if( strcmp(a, "--help")==0 || strcmp(a, "-h")==0 ){ usage(stdout); return 1; }
+    if( strcmp(a, "--force")==0 ){ o->force = 1; continue; }
     if( a[0]!='-' || strcmp(a, "-")==0 ){
       if( o->log ){ cli_error(CMD, "more than one LOG given ('%s', '%s')", o->log, a); return 2; }
       o->log = a;
@@ -103,13 +112,12 @@ static int parse_args(int argc, char **argv, opts *o){
     else if( i+1<argc ) val = argv[++i];
     else { cli_error(CMD, "%s needs a value", a); return 2; }
     switch( k ){
-      case 0: o->warehouse = val; break;
-      case 1: o->repo = val; break;
-      case 2: o->commit = val; break;
-      case 3: o->run_id = val; break;
-      case 4: o->target = val; break;
-      case 5: o->room = val; break;
-      case 6: {
+      case 0: o->repo = val; break;
+      case 1: o->commit = val; break;
+      case 2: o->run_id = val; break;
+      case 3: o->target = val; break;
+      case 4: o->room = val; break;
+      case 5: {
         char *end;
         long long n;
         errno = 0;
@@ -121,7 +129,7 @@ static int parse_args(int argc, char **argv, opts *o){
         o->chunk_events = n;
         break;
       }
-      case 7: o->binary = val; break;
+      case 6: o->binary = val; break;
     }
   }
   if( !o->binary ){ cli_error(CMD, "--binary BIN is required (see --help)"); return 2; }
@@ -167,20 +175,6 @@ static char *binaries_json(const char *bin, const char *build_id){
   if( build_id ) sprintf(p, ", \"build_id\": \"%s\"}]", build_id);
   else sprintf(p, ", \"build_id\": null}]");
   return out;
-}
-
-static uint64_t du_bytes;
-static int du_add(const char *path, const struct stat *sb, int flag, struct FTW *ftw){
-  (void)path; (void)ftw;
-  if( flag==FTW_F ) du_bytes += (uint64_t)sb->st_blocks * 512u;
-  return 0;
-}
-
-/* Bytes on disk of the warehouse (like du): allocated blocks, all files. */
-static uint64_t disk_usage(const char *dir){
-  du_bytes = 0;
-  nftw(dir, du_add, 16, FTW_PHYS);
-  return du_bytes;
 }
 
 static double now_s(void){
@@ -282,20 +276,11 @@ static void run_functions_free(run_functions *rf){
 ** total_events; else reports the difference and returns -1. */
 static int check_same_cut(fnt_store *st, const char *log_path, const char *run_id,
                           int64_t chunks, int64_t total){
-  fnt_snapshot *snap = 0;
-  fnt_scan *sc = 0;
-  fnt_predicate p;
-  const char *ids[1];
-  int rc, status = 0;
-  rc = fnt_snapshot_current(st, &snap);
-  if( rc==FNT_OK ){
-    fnt_predicate_init(&p);
-    ids[0] = run_id;
-    p.run_ids = ids;
-    p.n_run_ids = 1;
-    p.columns = (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS);
-    rc = fnt_scan_open(snap, FNT_TABLE_RUNS, &p, &sc);
-  }
+  fnt_snapshot *snap;
+  fnt_scan *sc;
+  int rc = cli_run_scan(st, FNT_TABLE_RUNS, run_id,
+                        (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS), &snap, &sc);
+  int status = 0;
   while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
     int64_t c = fnt_scan_int(sc, FNT_RUN_CHUNKS), n = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
     if( c!=chunks || n!=total ){
@@ -321,7 +306,7 @@ static int check_same_cut(fnt_store *st, const char *log_path, const char *run_i
 
 int cmd_import_xray(int argc, char **argv){
   opts o;
-  char err[512];
+  char err[1024];
   xray_log log;
   elf_symbols *syms = 0;
   fnt_room *room = 0;
@@ -334,6 +319,7 @@ int cmd_import_xray(int argc, char **argv){
   const char *target, *warehouse, *kill_env;
   int64_t chunks, k, ts_micros, kill_after = -1;
   int64_t filed = 0, already = 0;
+  uint64_t bytes_before = 0;
   size_t mapped = 0, local = 0, i;
   double t0 = now_s();
   int rc, status = 1;
@@ -370,6 +356,17 @@ int cmd_import_xray(int argc, char **argv){
     cli_error(CMD, "%s: %s", o.log, err);
     goto done;
   }
+  if( !o.force ){
+    binary_check bc;
+    binary_check_init(&bc, syms);
+    for(i=0; i<log.n_events; i++) binary_check_event(&bc, log.events[i].func_id, log.events[i].kind);
+    if( binary_check_finish(&bc, o.log, o.binary, err, sizeof(err))
+     || binary_check_name(o.log, o.binary, err, sizeof(err)) ){
+      progress_end(&pg);
+      cli_error(CMD, "%s", err);
+      goto done;
+    }
+  }
   if( run_functions_build(&rf, &log, syms, room) ){
     progress_end(&pg);
     cli_error(CMD, "%s: out of memory naming functions", o.log);
@@ -400,10 +397,15 @@ int cmd_import_xray(int argc, char **argv){
   chunks = log.n_events ? (int64_t)((log.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
 
   /* 2. File the chunks. */
-  warehouse = cli_warehouse(o.warehouse);
+  warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
   st = cli_open(warehouse);
   if( !st ) goto done;
+  if( cli_check_repo(st, CMD, FNT_TABLE_RUNS, run_id, o.repo ? o.repo : DEFAULT_REPO) ) goto done;
   if( check_same_cut(st, o.log, run_id, chunks, (int64_t)log.n_events) ) goto done;
+  if( !o.force ){
+    rc = binary_check_filed(st, run_id, o.binary, elf_symbols_build_id(syms), err, sizeof(err));
+    if( rc ){ cli_error(CMD, "%s: %s", o.log, err); goto done; }
+  }
   {
     size_t per = log.n_events < (uint64_t)o.chunk_events ? log.n_events : (size_t)o.chunk_events;
     ev = malloc((per ? per : 1)*sizeof(*ev));
@@ -411,6 +413,7 @@ int cmd_import_xray(int argc, char **argv){
     remap = malloc((rf.n ? rf.n : 1)*sizeof(*remap));
     if( !ev || !cfn || !remap ){ cli_error(CMD, "out of memory"); goto done; }
   }
+  bytes_before = cli_disk_usage(warehouse);
   progress_stage(&pg, "filing events", (uint64_t)log.n_events);
   for(k=0; k<chunks; k++){
     size_t lo = (size_t)k * (size_t)o.chunk_events, hi = lo + (size_t)o.chunk_events, n_fn = 0;
@@ -468,19 +471,46 @@ int cmd_import_xray(int argc, char **argv){
   /* 3. The summary. */
   {
     double secs = now_s() - t0;
-    printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id,
-           log.fdr ? "xray-fdr" : "xray-basic", o.repo ? o.repo : DEFAULT_REPO, target);
-    printf("  events     %zu on %zu thread%s, %.6f s traced\n", log.n_events,
-           log.n_threads, log.n_threads==1 ? "" : "s",
-           log.n_events ? (double)xray_log_ns(&log, log.last_tsc)/1e9 : 0.0);
-    printf("  functions  %zu (%zu in the binary's map), %zu mapped to a stable_id\n",
-           rf.n, local, mapped);
-    printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)chunks,
-           (long long)filed, (long long)already);
-    printf("  warehouse  %s: %llu bytes on disk\n", warehouse,
-           (unsigned long long)disk_usage(warehouse));
-    printf("  time       %.2f s (%.0f events/s)\n", secs,
-           secs>0 ? (double)log.n_events/secs : 0.0);
+    uint64_t bytes_after = cli_disk_usage(warehouse);
+    int64_t grew = (int64_t)(bytes_after - bytes_before);
+    const char *source = log.fdr ? "xray-fdr" : "xray-basic";
+    const char *repo = o.repo ? o.repo : DEFAULT_REPO;
+    double traced = log.n_events ? (double)xray_log_ns(&log, log.last_tsc)/1e9 : 0.0;
+    if( cli_g.quiet ){
+      /* -q: the exit status says it */
+    }else if( cli_g.json ){
+      cli_json_begin();
+      cli_json_str("run_id", run_id);
+      cli_json_str("source", source);
+      cli_json_str("repo", repo);
+      cli_json_str("target", target);
+      cli_json_int("events", (long long)log.n_events);
+      cli_json_int("threads", (long long)log.n_threads);
+      cli_json_num("traced_s", traced);
+      cli_json_int("functions", (long long)rf.n);
+      cli_json_int("functions_in_map", (long long)local);
+      cli_json_int("functions_mapped", (long long)mapped);
+      cli_json_int("chunks", (long long)chunks);
+      cli_json_int("chunks_filed", (long long)filed);
+      cli_json_int("chunks_already_filed", (long long)already);
+      cli_json_str("warehouse", warehouse);
+      cli_json_int("import_bytes", (long long)grew);
+      cli_json_int("warehouse_bytes", (long long)bytes_after);
+      cli_json_num("seconds", secs);
+      cli_json_end();
+    }else{
+      printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id, source, repo, target);
+      printf("  events     %zu on %zu thread%s, %.6f s traced\n", log.n_events,
+             log.n_threads, log.n_threads==1 ? "" : "s", traced);
+      printf("  functions  %zu (%zu in the binary's map), %zu mapped to a stable_id\n",
+             rf.n, local, mapped);
+      printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)chunks,
+             (long long)filed, (long long)already);
+      printf("  warehouse  %s: grew by %lld bytes on disk during this import (%llu in all)\n",
+             warehouse, (long long)grew, (unsigned long long)bytes_after);
+      printf("  time       %.2f s (%.0f events/s)\n", secs,
+             secs>0 ? (double)log.n_events/secs : 0.0);
+    }
   }
   status = 0;
 

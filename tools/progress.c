@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fnt.h"
 #include "progress.h"
 
 static int64_t now_ms(void){
@@ -36,7 +37,7 @@ static void draw(progress *pg){
 }
 
 void progress_begin(progress *pg, const char *label, uint64_t total){
-  pg->active = isatty(2);
+  pg->active = isatty(2) && !cli_g.quiet;
   pg->label = label;
   pg->total = total;
   pg->done = 0;

@@ -1,8 +1,8 @@
 /*
 ** progress.h -- a one-line progress bar on stderr, for the importers.
 **
-** Drawn only when stderr is a terminal: in pipes, logs and tests nothing is
-** written, so output stays clean and diffable.  Redraws at most ten times a
+** Drawn only when stderr is a terminal and -q was not given: in pipes, logs
+** and tests nothing is written, so output stays clean and diffable.  Redraws at most ten times a
 ** second, so calling progress_update() per item is cheap.
 **
 **   progress pg;

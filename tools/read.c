@@ -14,7 +14,6 @@
 #include "fnt.h"
 
 static const struct option commonOpts[] = {
-  {"warehouse", required_argument, 0, 'w'},
   {"top",       required_argument, 0, 'n'},
   {"help",      no_argument,       0, 'h'},
   {0, 0, 0, 0}
@@ -98,22 +97,26 @@ static int collect(fnt_store *st, fnt_snapshot *snap, fnt_table t, run_list *l){
 }
 
 int cmd_ls(int argc, char **argv){
-  const char *wh = 0;
   fnt_store *st;
   fnt_snapshot *snap;
   run_list l = {0};
   size_t i;
   int c, rc;
   optind = 1;
-  while( (c = getopt_long(argc, argv, "w:h", commonOpts, 0))!=-1 ){
-    if( c=='w' ){ wh = optarg; continue; }
-    printf("usage: fnt ls [--warehouse DIR]\n\n"
-           "Lists the runs (traces) and profiles of a warehouse, newest first.\n\n"
-           "example:\n  fnt ls --warehouse ./fnt-warehouse\n");
+  while( (c = getopt_long(argc, argv, "h", commonOpts, 0))!=-1 ){
+    FILE *out = c=='h' ? stdout : stderr;
+    fprintf(out, "usage: fnt ls [-w DIR] [--json] [-q]\n\n"
+           "Lists the runs (traces) and profiles of a warehouse, newest first.\n"
+           "--json: one object a line (kind, ts_micros, filed_utc, run_id, repo,\n"
+           "source, target, events, chunks_filed, chunks, duration_ns); -q: no\n"
+           "header line.\n\n"
+           "options:\n  -h, --help  this text\n");
+    cli_globals_help(out);
+    fprintf(out, "\nexample:\n  fnt ls --warehouse ./fnt-warehouse\n");
     return c=='h' ? 0 : 2;
   }
   if( optind<argc ){ cli_error("ls", "unexpected argument '%s'", argv[optind]); return 2; }
-  st = cli_open(cli_warehouse(wh));
+  st = cli_open(cli_warehouse(0));
   if( st==0 ) return 1;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ){
@@ -127,20 +130,42 @@ int cmd_ls(int argc, char **argv){
     return 1;
   }
   qsort(l.v, l.n, sizeof(run_line), cmpNewest);
-  printf("%-7s %-19s %-28s %-16s %-10s %12s %7s %12s\n", "kind", "filed (UTC)",
-         "run_id", "repo", "source", "events/rows", "chunks", "duration_ms");
+  if( !cli_g.json && !cli_g.quiet ){
+    printf("%-7s %-19s %-28s %-16s %-10s %12s %7s %12s\n", "kind", "filed (UTC)",
+           "run_id", "repo", "source", "events/rows", "chunks", "duration_ms");
+  }
   for(i=0; i<l.n; i++){
     run_line *r = &l.v[i];
     char when[32], chunks[32];
     formatTime(r->ts, when, sizeof(when));
-    if( r->is_profile ) snprintf(chunks, sizeof(chunks), "-");
-    else snprintf(chunks, sizeof(chunks), "%lld/%lld", (long long)r->filed, (long long)r->chunks);
-    printf("%-7s %-19s %-28s %-16s %-10s %12lld %7s %12.3f\n",
-           r->is_profile ? "profile" : "trace", when, r->run_id, r->repo,
-           r->source, (long long)r->events, chunks, (double)r->duration_ns/1e6);
+    if( cli_g.json ){
+      cli_json_begin();
+      cli_json_str("kind", r->is_profile ? "profile" : "trace");
+      cli_json_int("ts_micros", r->ts);
+      cli_json_str("filed_utc", when);
+      cli_json_str("run_id", r->run_id);
+      cli_json_str("repo", r->repo);
+      cli_json_str("source", r->source);
+      cli_json_str("target", r->target);
+      cli_json_int("events", r->events);
+      if( !r->is_profile ){
+        cli_json_int("chunks_filed", r->filed);
+        cli_json_int("chunks", r->chunks);
+      }
+      cli_json_int("duration_ns", r->duration_ns);
+      cli_json_end();
+    }else{
+      if( r->is_profile ) snprintf(chunks, sizeof(chunks), "-");
+      else snprintf(chunks, sizeof(chunks), "%lld/%lld", (long long)r->filed, (long long)r->chunks);
+      printf("%-7s %-19s %-28s %-16s %-10s %12lld %7s %12.3f\n",
+             r->is_profile ? "profile" : "trace", when, r->run_id, r->repo,
+             r->source, (long long)r->events, chunks, (double)r->duration_ns/1e6);
+    }
     free(r->run_id); free(r->repo); free(r->source); free(r->target);
   }
-  if( l.n==0 ) printf("(no runs yet: file one with fnt import-xray or fnt import-perf)\n");
+  if( l.n==0 && !cli_g.json && !cli_g.quiet ){
+    printf("(no runs yet: file one with fnt import-xray or fnt import-perf)\n");
+  }
   free(l.v);
   fnt_close(st);
   return 0;
@@ -153,7 +178,7 @@ static int cmpHeat(const void *a, const void *b){
 }
 
 int cmd_heat(int argc, char **argv){
-  const char *wh = 0, *run;
+  const char *run;
   long top = 20;
   fnt_store *st;
   fnt_snapshot *snap;
@@ -162,23 +187,29 @@ int cmd_heat(int argc, char **argv){
   size_t i, n;
   int c, rc;
   optind = 1;
-  while( (c = getopt_long(argc, argv, "w:n:h", commonOpts, 0))!=-1 ){
-    if( c=='w' ){ wh = optarg; continue; }
+  while( (c = getopt_long(argc, argv, "n:h", commonOpts, 0))!=-1 ){
+    FILE *out = c=='h' ? stdout : stderr;
     if( c=='n' ){
       char *end;
       top = strtol(optarg, &end, 10);
       if( *end || top<=0 ){ cli_error("heat", "--top: expected a positive number, not '%s'", optarg); return 2; }
       continue;
     }
-    printf("usage: fnt heat [--warehouse DIR] [--top N] RUN_ID\n\n"
+    fprintf(out, "usage: fnt heat [-w DIR] [--json] [-q] [--top N] RUN_ID\n\n"
            "The hottest functions of a run, by inclusive time (SPEC heat:\n"
-           "recursion counted once, self time excludes callees).\n\n"
-           "example:\n  fnt heat --top 10 demo-run\n");
+           "recursion counted once, self time excludes callees).  --json: one\n"
+           "object a line (function, inclusive_ns, self_ns, calls); -q: no header\n"
+           "or trailing note.\n\n"
+           "options:\n"
+           "  -n, --top N  the N hottest (default 20)\n"
+           "  -h, --help   this text\n");
+    cli_globals_help(out);
+    fprintf(out, "\nexample:\n  fnt heat --top 10 demo-run\n");
     return c=='h' ? 0 : 2;
   }
   if( optind!=argc-1 ){ cli_error("heat", "expected one RUN_ID (see fnt heat --help)"); return 2; }
   run = argv[optind];
-  st = cli_open(cli_warehouse(wh));
+  st = cli_open(cli_warehouse(0));
   if( st==0 ) return 1;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ){
@@ -201,12 +232,25 @@ int cmd_heat(int argc, char **argv){
   if( rows==0 ){ cli_error("heat", "out of memory"); fnt_heat_free(h); fnt_close(st); return 1; }
   memcpy(rows, fnt_heat_rows(h), n*sizeof(*rows));
   qsort(rows, n, sizeof(*rows), cmpHeat);
-  printf("%14s %14s %10s  %s\n", "inclusive_ms", "self_ms", "calls", "function");
-  for(i=0; i<n && i<(size_t)top; i++){
-    printf("%14.3f %14.3f %10lld  %s\n", (double)rows[i].inclusive_ns/1e6,
-           (double)rows[i].self_ns/1e6, (long long)rows[i].calls, rows[i].key);
+  if( !cli_g.json && !cli_g.quiet ){
+    printf("%14s %14s %10s  %s\n", "inclusive_ms", "self_ms", "calls", "function");
   }
-  if( n>(size_t)top ) printf("(%zu more functions: --top N)\n", n-(size_t)top);
+  for(i=0; i<n && i<(size_t)top; i++){
+    if( cli_g.json ){
+      cli_json_begin();
+      cli_json_str("function", rows[i].key);
+      cli_json_int("inclusive_ns", rows[i].inclusive_ns);
+      cli_json_int("self_ns", rows[i].self_ns);
+      cli_json_int("calls", rows[i].calls);
+      cli_json_end();
+    }else{
+      printf("%14.3f %14.3f %10lld  %s\n", (double)rows[i].inclusive_ns/1e6,
+             (double)rows[i].self_ns/1e6, (long long)rows[i].calls, rows[i].key);
+    }
+  }
+  if( n>(size_t)top && !cli_g.json && !cli_g.quiet ){
+    printf("(%zu more functions: --top N)\n", n-(size_t)top);
+  }
   free(rows);
   fnt_heat_free(h);
   fnt_close(st);
@@ -234,33 +278,48 @@ int cli_extension_path(char *out, size_t n){
   return 0;
 }
 
+static void sqlUsage(FILE *out){
+  fprintf(out,
+    "usage: fnt sql [-w DIR] [--json] [-q] [SQLITE3-OPTIONS] [SQL...]\n"
+    "\n"
+    "Starts the sqlite3 shell with fntrace loaded and the warehouse open.\n"
+    "Every other argument goes to sqlite3 as it is: its options (-json,\n"
+    "-csv, -bail, -cmd CMD, ...; see sqlite3 -help) and SQL to run.\n"
+    "--json is sqlite3's -json output mode, -q its -batch (no banner, no\n"
+    "prompts).  Arguments after -- go to sqlite3 untouched.\n"
+    "\n"
+    "options:\n"
+    "  -h, --help  this text (sqlite3's own: fnt sql -help)\n");
+  cli_globals_help(out);
+  fprintf(out,
+    "\n"
+    "examples:\n"
+    "  fnt sql\n"
+    "  fnt sql 'SELECT * FROM fn_trace_run_summary'\n"
+    "  fnt sql -json 'SELECT run_id, events FROM fn_trace_run_summary'\n");
+}
+
 int cmd_sql(int argc, char **argv){
-  const char *wh = 0;
   char ext[PATH_MAX+16], load[PATH_MAX+64], open[PATH_MAX*2];
   char **args;
-  int c, i, k = 0;
+  int i, k = 0;
   const char *p;
   char *q;
-  optind = 1;
-  while( (c = getopt_long(argc, argv, "+w:h", commonOpts, 0))!=-1 ){
-    if( c=='w' ){ wh = optarg; continue; }
-    printf("usage: fnt sql [--warehouse DIR] [SQL...]\n\n"
-           "Starts the sqlite3 shell with fntrace loaded and the warehouse\n"
-           "open; further arguments go to sqlite3 (SQL to run, options).\n\n"
-           "examples:\n  fnt sql\n"
-           "  fnt sql 'SELECT * FROM fn_trace_run_summary'\n");
-    return c=='h' ? 0 : 2;
+  /* No option parsing of our own beyond --help: the rest is sqlite3's. */
+  if( argc>1 && (strcmp(argv[1], "--help")==0 || strcmp(argv[1], "-h")==0) ){
+    sqlUsage(stdout);
+    return 0;
   }
   if( cli_extension_path(ext, sizeof(ext)) ){ cli_error("sql", "cannot locate the fntrace extension"); return 1; }
   snprintf(load, sizeof(load), ".load '%s'", ext);
   /* fnt_open('...') with quotes doubled. */
   q = open + snprintf(open, sizeof(open), "SELECT fnt_open('");
-  for(p = cli_warehouse(wh); *p && q < open+sizeof(open)-8; p++){
+  for(p = cli_warehouse(0); *p && q < open+sizeof(open)-8; p++){
     if( *p=='\'' ) *q++ = '\'';
     *q++ = *p;
   }
   strcpy(q, "') IS NULL;");
-  args = calloc((size_t)argc + 12, sizeof(char*));
+  args = calloc((size_t)argc + 16, sizeof(char*));
   if( args==0 ) return 1;
   args[k++] = "sqlite3";
   args[k++] = "-cmd"; args[k++] = load;
@@ -268,8 +327,13 @@ int cmd_sql(int argc, char **argv){
   args[k++] = "-cmd"; args[k++] = open;
   args[k++] = "-cmd"; args[k++] = ".output stdout";
   args[k++] = "-cmd"; args[k++] = ".headers on";
+  if( cli_g.json ) args[k++] = "-json";
+  if( cli_g.quiet ) args[k++] = "-batch";
   args[k++] = ":memory:";
-  for(i=optind; i<argc; i++) args[k++] = argv[i];
+  for(i=1; i<argc; i++){
+    if( strcmp(argv[i], "--")==0 ) continue;   /* ours: sqlite3 knows no "--" */
+    args[k++] = argv[i];
+  }
   args[k] = 0;
   execvp("sqlite3", args);
   cli_error("sql", "cannot run sqlite3: %s (apt-get install sqlite3)", strerror(errno));

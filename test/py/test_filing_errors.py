@@ -344,7 +344,8 @@ def test_many_chunks_in_one_statement(db):
                  for k in range(max(n // 10, 1))]
         evs = [[i, s, 10 * s + i, s % len(funcs), "entry"] for s in range(n)]
         db.execute("INSERT INTO inbox VALUES (?, ?)", (i, json.dumps(
-            chunk(chunk=i, chunks=len(sizes), functions=funcs, events=evs))))
+            chunk(chunk=i, chunks=len(sizes), total_events=sum(sizes),
+                  functions=funcs, events=evs))))
     got = [r[0] for r in db.execute(
         "SELECT fnt_file_chunk(doc) FROM inbox ORDER BY n")]
     assert got == [1, 1, 1, 1]
@@ -429,12 +430,12 @@ def test_room_many_functions_and_quoted_name(db):
     funcs = [{"symbol": "f%d" % i, "stable_id": None, "local": True}
              for i in range(200)]
     events = [[0, i, i, i, "entry"] for i in range(200)]
-    c = chunk(functions=funcs, events=events)
+    c = chunk(functions=funcs, events=events, total_events=400)
     assert file(db, c, 'we"ird room') == 1
     got = dict(db.execute("SELECT symbol, stable_id FROM fn_trace_events"))
     assert got["f0"] == "id-0" and got["f198"] == "id-198"
     assert got["f1"] is None and got["f199"] is None
-    c2 = chunk(chunk=1, functions=funcs, events=events)
+    c2 = chunk(chunk=1, functions=funcs, events=events, total_events=400)
     assert file(db, c2, "rv") == 1
     assert db.execute("SELECT mapped_functions FROM fn_trace_runs WHERE "
                       "chunk = 1").fetchone()[0] == 100

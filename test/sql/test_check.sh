@@ -7,7 +7,12 @@
 #     problem line names that file;
 #   - a commit crashed at its publishing link() (FNT_FAULT, the store's
 #     fault hook) leaves stray files in data/ and metadata/, and a file left
-#     in tmp/: exit 0, each listed as unreferenced with its size.
+#     in tmp/: exit 0, each listed as unreferenced with its size, as left by
+#     a failed or crashed commit;
+#   - a run filed in 40 chunks (the manifest list is merged as it grows)
+#     and compacted leaves no unreferenced file at all;
+#   - after expiring snapshots, the files only they listed are told apart
+#     from a failed commit's, and a foreign file from both.
 set -euo pipefail
 : "${FNT_BUILD:?FNT_BUILD must name the build folder}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 shell not found"; exit 77; }
@@ -109,14 +114,53 @@ mkdir -p "$tmp/copy/tmp"; printf 'half a segment' > "$tmp/copy/tmp/left-over"
 rc=0; out=$(fnt check -w "$tmp/copy" --all 2>&1) || rc=$?
 nstray=$(echo "$out" | grep -c "^unreferenced " || true)
 if [ $rc -eq 0 ] && [ "$nstray" -eq $((after - before + 1)) ] \
-   && echo "$out" | grep -q "^unreferenced $tmp/copy/tmp/left-over (14 bytes)$" \
-   && echo "$out" | grep "^unreferenced" | grep -q "/metadata/.*\.fnman ([0-9]* bytes)" \
-   && echo "$out" | grep "^unreferenced" | grep -q "/data/.*\.fnseg ([0-9]* bytes)"; then
+   && echo "$out" | grep -q "^unreferenced $tmp/copy/tmp/left-over (14 bytes): left by a failed or crashed commit$" \
+   && echo "$out" | grep "^unreferenced" | grep -q "/metadata/.*\.fnman ([0-9]* bytes): left by a failed or crashed commit$" \
+   && echo "$out" | grep "^unreferenced" | grep -q "/data/.*\.fnseg ([0-9]* bytes): left by a failed or crashed commit$" \
+   && [ "$(echo "$out" | grep "^unreferenced" | grep -vc "left by a failed or crashed commit$")" = 0 ] \
+   && echo "$out" | grep -q "($nstray of failed or crashed commits, 0 of expired snapshots, 0 foreign): sound$"; then
   ok "stray files: exit 0, $nstray listed with their sizes"
 else
   bad "stray files: exit $rc, $nstray listed"; echo "$out"
 fi
 got=$(sql "$tmp/copy" <<<"SELECT count(*) FROM fn_trace_runs WHERE run_id = 'r3';")
 [ "$got" = 0 ] && ok "the crashed chunk is not visible" || bad "crashed chunk visible: $got"
+
+# --- many chunks: successful commits leave nothing unlisted -----------------
+many="$tmp/many"
+{ for k in $(seq 0 39); do
+    chunk many "$k" | sed -e 's/"chunks":2/"chunks":40/' -e 's/"total_events":4/"total_events":160/' \
+      | sed -e "s/^/SELECT fnt_file_chunk('/" -e "s/\$/');/"
+    echo
+  done; } | sql "$many" >/dev/null
+rc=0; out=$(fnt check -w "$many" 2>&1) || rc=$?
+if [ $rc -eq 0 ] && [ "$(echo "$out" | grep -c "^unreferenced")" = 0 ] \
+   && echo "$out" | grep -q "; 0 unreferenced file(s), 0 bytes: sound$" \
+   && [ "$(sql "$many" <<<"SELECT count(*) FROM fn_trace_runs;")" = 40 ]; then
+  ok "40 chunks filed: no unreferenced file"
+else
+  bad "40 chunks filed: exit $rc"; echo "$out" | tail -5
+fi
+fnt compact -w "$many" >/dev/null
+rc=0; out=$(fnt check -w "$many" 2>&1) || rc=$?
+[ $rc -eq 0 ] && echo "$out" | grep -q "; 0 unreferenced file(s), 0 bytes: sound$" \
+  && ok "compacted: no unreferenced file" || { bad "compacted: exit $rc"; echo "$out" | tail -5; }
+
+# --- expired snapshots' files, a failed commit's, a foreign file ------------
+# Expiry keeps files younger than an hour: the compacted-away files stay,
+# listed by no retained snapshot.
+fnt expire -w "$many" --keep-seconds 0 >/dev/null
+mkdir -p "$many/tmp"; printf 'x' > "$many/tmp/0123456789abcdef0123456789abcdef.fncat"
+printf 'notes' > "$many/data/NOTES.txt"
+rc=0; out=$(fnt check -w "$many" 2>&1) || rc=$?
+nexp=$(echo "$out" | grep -c "^unreferenced .*: listed only by expired snapshots (fnt expire removes it)$" || true)
+if [ $rc -eq 0 ] && [ "$nexp" -gt 40 ] \
+   && echo "$out" | grep -q "^unreferenced $many/tmp/0123456789abcdef0123456789abcdef.fncat (1 bytes): left by a failed or crashed commit$" \
+   && echo "$out" | grep -q "^unreferenced $many/data/NOTES.txt (5 bytes): not a fntrace file$" \
+   && echo "$out" | grep -q "(1 of failed or crashed commits, $nexp of expired snapshots, 1 foreign): sound$"; then
+  ok "expired snapshots' files ($nexp), a failed commit's and a foreign file told apart"
+else
+  bad "origins after expiry: exit $rc, $nexp expired"; echo "$out" | grep -v "expired snapshots (fnt" | tail -8
+fi
 
 exit $fail

@@ -352,6 +352,23 @@ static void testInvalid(void){
   CHECK_RC(st, fnt_file_chunk(st, &t.c), FNT_E_INVALID);
   CHECK(strstr(fnt_errmsg(st), "chunk:")!=0);
   t.c.chunk = 0;
+  t.c.chunks = 0;
+  CHECK_RC(st, fnt_file_chunk(st, &t.c), FNT_E_INVALID);
+  CHECK(strstr(fnt_errmsg(st), "chunks: must be at least 1, not 0")!=0);
+  t.c.chunks = 1;
+  /* The run's own counts cannot be below what this chunk holds. */
+  t.c.total_events = 9;
+  CHECK_RC(st, fnt_file_chunk(st, &t.c), FNT_E_INVALID);
+  CHECK(strstr(fnt_errmsg(st), "total_events: 9 is below the 10 events of this chunk")!=0);
+  t.c.total_events = 10;
+  t.ev[5].thread = 7;                  /* two distinct threads now */
+  t.c.threads = 1;
+  CHECK_RC(st, fnt_file_chunk(st, &t.c), FNT_E_INVALID);
+  CHECK(strstr(fnt_errmsg(st), "threads: 1 is below the 2 distinct threads of this chunk")!=0);
+  t.c.threads = 0;
+  CHECK_RC(st, fnt_file_chunk(st, &t.c), FNT_E_INVALID);
+  CHECK(strstr(fnt_errmsg(st), "threads: 0 is below")!=0);
+  t.c.threads = -1;
   t.c.run_id = "";
   CHECK_RC(st, fnt_file_chunk(st, &t.c), FNT_E_INVALID);
   {
