@@ -14,6 +14,7 @@ cc=${CC:-cc}
 sanflags=()
 [ -n "${FNT_PRELOAD:-}" ] && sanflags=(-fsanitize=address,undefined)
 version=$(sed -n 's/^#define FNT_VERSION_STRING "\(.*\)"/\1/p' "$FNT_SOURCE/store/fnt_store.h")
+format=$(sed -n 's/^#define FNT_FORMAT_VERSION \([0-9]*\).*/\1/p' "$FNT_SOURCE/store/fnt_store.h")
 
 # DESTDIR: everything under DESTDIR/PREFIX, nothing elsewhere.
 DESTDIR="$tmp/dest" cmake --install "$FNT_BUILD" --prefix /opt/fntrace >/dev/null
@@ -82,7 +83,7 @@ expect "viewer via find_package(fntrace)" "$viewer_want" "$(run "$tmp/consumer/v
 expect "find_package's fntrace_EXTENSION" "$libdir/fntrace.so" \
        "$(realpath -m "$(cat "$tmp/consumer/extension.txt")")"
 
-expect "installed fnt --version" "fnt $version (format 1)" "$(run "$p/bin/fnt" --version)"
+expect "installed fnt --version" "fnt $version (format $format)" "$(run "$p/bin/fnt" --version)"
 expect "installed fnt sql loads the installed extension" "v
 $version" "$(cd "$tmp" && run env PATH="$p/bin:$PATH" fnt sql -w "$tmp/wh-sql" 'SELECT fntrace_version() AS v')"
 spec_example "sqlite3 .load PREFIX/LIBDIR/fntrace: the SPEC example" "$libdir/fntrace"
