@@ -32,7 +32,7 @@ expect "its dependencies are declared" "libsqlite3-0 libxxhash0 libzstd1" \
 expect "installed" "install ok installed" "$(dpkg-query -W -f='${Status}' fntrace)"
 
 spec_example "sqlite3 -cmd '.load fntrace' (by name): the SPEC example" fntrace
-expect "fnt --help" "usage: fnt <command> [options]" "$(/usr/bin/fnt --help | head -1)"
+expect "fnt --help" "$("$FNT_BUILD/fnt" --help | head -1)" "$(/usr/bin/fnt --help | head -1)"
 expect "fnt sql finds the installed extension" "v
 $version" "$(cd "$tmp" && /usr/bin/fnt sql -w "$tmp/wh-sql" 'SELECT fntrace_version() AS v' 2>&1)"
 if command -v man >/dev/null && dpkg -L fntrace | grep -q '/man1/fnt\.1'; then
