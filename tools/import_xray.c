@@ -189,14 +189,16 @@ static double now_s(void){
   return (double)ts.tv_sec + (double)ts.tv_nsec/1e9;
 }
 
-/* The run's functions: one per distinct xray function id its events use. */
+/* The run's functions: one per distinct xray function id its events use,
+** numbered in order of first appearance as the events stream by. */
 typedef struct run_functions {
   fnt_function *fn;       /* symbol, stable_id (from the room), local */
   size_t n, cap;
   int32_t *key;           /* open addressing: func_id -> index */
   uint32_t *val;
   size_t hcap;
-  uint32_t *of_event;     /* of_event[i]: the function of log event i */
+  elf_symbols *syms;
+  const fnt_room *room;
 } run_functions;
 
 static size_t slot_of(const run_functions *rf, int32_t id){
@@ -230,42 +232,40 @@ static int grow_table(run_functions *rf){
   return 0;
 }
 
-static int run_functions_build(run_functions *rf, const xray_log *log,
-                               elf_symbols *syms, const fnt_room *room){
-  size_t i;
+static int run_functions_init(run_functions *rf, elf_symbols *syms, const fnt_room *room){
   memset(rf, 0, sizeof(*rf));
-  rf->of_event = malloc((log->n_events ? log->n_events : 1)*sizeof(*rf->of_event));
-  if( !rf->of_event || grow_table(rf) ) return -1;
-  for(i=0; i<log->n_events; i++){
-    int32_t id = log->events[i].func_id;
-    size_t h = slot_of(rf, id);
-    if( rf->val[h]==UINT32_MAX ){
-      fnt_function *f;
-      if( (rf->n+1)*2 > rf->hcap ){
-        if( grow_table(rf) ) return -1;
-        h = slot_of(rf, id);
-      }
-      if( rf->n==rf->cap ){
-        size_t ncap = rf->cap ? rf->cap*2 : 64;
-        fnt_function *nf = realloc(rf->fn, ncap*sizeof(*nf));
-        if( !nf ) return -1;
-        rf->fn = nf; rf->cap = ncap;
-      }
-      f = &rf->fn[rf->n];
-      f->symbol = elf_symbols_name(syms, id);
-      if( f->symbol[0]=='#' ){
-        /* "#id" lives in a scratch buffer: keep a copy */
-        f->symbol = strdup(f->symbol);
-        if( !f->symbol ) return -1;
-      }
-      f->stable_id = room_lookup(room, f->symbol);
-      f->local = elf_symbols_has(syms, id);
-      rf->key[h] = id;
-      rf->val[h] = (uint32_t)rf->n++;
-    }
-    rf->of_event[i] = rf->val[h];
+  rf->syms = syms;
+  rf->room = room;
+  return grow_table(rf);
+}
+
+/* The index of function id in rf (added, named, when new); -1 out of memory. */
+static int64_t run_function(run_functions *rf, int32_t id){
+  size_t h = slot_of(rf, id);
+  fnt_function *f;
+  if( rf->val[h]!=UINT32_MAX ) return rf->val[h];
+  if( (rf->n+1)*2 > rf->hcap ){
+    if( grow_table(rf) ) return -1;
+    h = slot_of(rf, id);
   }
-  return 0;
+  if( rf->n==rf->cap ){
+    size_t ncap = rf->cap ? rf->cap*2 : 64;
+    fnt_function *nf = realloc(rf->fn, ncap*sizeof(*nf));
+    if( !nf ) return -1;
+    rf->fn = nf; rf->cap = ncap;
+  }
+  f = &rf->fn[rf->n];
+  f->symbol = elf_symbols_name(rf->syms, id);
+  f->local = elf_symbols_has(rf->syms, id);
+  if( f->symbol[0]=='#' ){
+    /* "#id" lives in a scratch buffer: keep a copy */
+    f->symbol = strdup(f->symbol);
+    if( !f->symbol ) return -1;
+  }
+  f->stable_id = room_lookup(rf->room, f->symbol);
+  rf->key[h] = id;
+  rf->val[h] = (uint32_t)rf->n;
+  return (int64_t)rf->n++;
 }
 
 static void run_functions_free(run_functions *rf){
@@ -273,7 +273,7 @@ static void run_functions_free(run_functions *rf){
   for(i=0; i<rf->n; i++){
     if( !rf->fn[i].local ) free((char*)rf->fn[i].symbol);
   }
-  free(rf->fn); free(rf->key); free(rf->val); free(rf->of_event);
+  free(rf->fn); free(rf->key); free(rf->val);
 }
 
 /* A re-import must cut the run the same way, or chunks already filed and
@@ -319,10 +319,20 @@ static int check_same_cut(fnt_store *st, const char *log_path, const char *run_i
   return status;
 }
 
+/* The first pass's progress: bytes of the log checked. */
+static void read_tick(void *arg, uint64_t bytes){
+  progress_update((progress*)arg, bytes);
+}
+
+/* Events pulled from the log's merge at a time, converted into the chunk. */
+#define BATCH 4096
+
 int cmd_import_xray(int argc, char **argv){
   opts o;
   char err[512];
   xray_log log;
+  xray_stream *xs = 0;
+  xray_event *batch = 0;
   elf_symbols *syms = 0;
   fnt_room *room = 0;
   fnt_store *st = 0;
@@ -330,14 +340,17 @@ int cmd_import_xray(int argc, char **argv){
   fnt_event *ev = 0;
   fnt_function *cfn = 0;
   uint32_t *remap = 0;
+  size_t cap_fn = 0;
   char *run_id = 0, *bin_json = 0;
   const char *target, *warehouse, *kill_env;
   int64_t chunks, k, ts_micros, kill_after = -1;
   int64_t filed = 0, already = 0;
+  uint64_t seq = 0;
   size_t mapped = 0, local = 0, i;
   double t0 = now_s();
   int rc, status = 1;
   progress pg;
+  struct stat sb;
 
   memset(&log, 0, sizeof(log));
   memset(&rf, 0, sizeof(rf));
@@ -355,7 +368,8 @@ int cmd_import_xray(int argc, char **argv){
     }
   }
 
-  /* 1. Everything is read and checked before the warehouse is touched. */
+  /* 1. The whole log is read and checked before the warehouse is touched
+  **    (pass 1 of the stream: counts, extremes, an index of its blocks). */
   if( o.room && room_load(o.room, &room, err, sizeof(err)) ){
     cli_error(CMD, "%s", err);
     goto done;
@@ -364,20 +378,16 @@ int cmd_import_xray(int argc, char **argv){
     cli_error(CMD, "%s: %s", o.binary, err);
     goto done;
   }
-  progress_begin(&pg, "reading log", 0);
-  if( xray_log_read(o.log, &log, err, sizeof(err)) ){
+  progress_begin(&pg, "reading log", stat(o.log, &sb)==0 ? (uint64_t)sb.st_size : 0);
+  if( xray_stream_open(o.log, &log, &xs, read_tick, &pg, err, sizeof(err)) ){
     progress_end(&pg);
     cli_error(CMD, "%s: %s", o.log, err);
     goto done;
   }
-  if( run_functions_build(&rf, &log, syms, room) ){
+  if( run_functions_init(&rf, syms, room) ){
     progress_end(&pg);
     cli_error(CMD, "%s: out of memory naming functions", o.log);
     goto done;
-  }
-  for(i=0; i<rf.n; i++){
-    if( rf.fn[i].stable_id ) mapped++;
-    if( rf.fn[i].local ) local++;
   }
   if( o.run_id ){
     run_id = strdup(o.run_id);
@@ -392,14 +402,13 @@ int cmd_import_xray(int argc, char **argv){
   if( log.has_walltime ){
     ts_micros = log.walltime_micros;
   }else{
-    struct stat sb;
     if( stat(o.log, &sb)!=0 ){ cli_error(CMD, "%s: %s", o.log, strerror(errno)); goto done; }
     ts_micros = (int64_t)sb.st_mtim.tv_sec*1000000 + sb.st_mtim.tv_nsec/1000;
   }
   /* A run with no events is filed as one empty chunk, so that it shows. */
   chunks = log.n_events ? (int64_t)((log.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
 
-  /* 2. File the chunks. */
+  /* 2. File the chunks as pass 2 merges the events: one chunk in memory. */
   warehouse = cli_warehouse(o.warehouse);
   st = cli_open(warehouse);
   if( !st ) goto done;
@@ -407,28 +416,40 @@ int cmd_import_xray(int argc, char **argv){
   {
     size_t per = log.n_events < (uint64_t)o.chunk_events ? log.n_events : (size_t)o.chunk_events;
     ev = malloc((per ? per : 1)*sizeof(*ev));
-    cfn = malloc((rf.n ? rf.n : 1)*sizeof(*cfn));
-    remap = malloc((rf.n ? rf.n : 1)*sizeof(*remap));
-    if( !ev || !cfn || !remap ){ cli_error(CMD, "out of memory"); goto done; }
+    batch = malloc(BATCH*sizeof(*batch));
+    if( !ev || !batch ){ cli_error(CMD, "out of memory"); goto done; }
   }
   progress_stage(&pg, "filing events", (uint64_t)log.n_events);
   for(k=0; k<chunks; k++){
-    size_t lo = (size_t)k * (size_t)o.chunk_events, hi = lo + (size_t)o.chunk_events, n_fn = 0;
+    size_t n_ev = 0, n_fn = 0, want = (size_t)o.chunk_events, got;
     fnt_chunk c;
-    if( hi>log.n_events ) hi = log.n_events;
-    if( lo>hi ) lo = hi;
-    memset(remap, 0xff, (rf.n ? rf.n : 1)*sizeof(*remap));
-    for(i=lo; i<hi; i++){
-      uint32_t f = rf.of_event[i];
-      if( remap[f]==UINT32_MAX ){
-        remap[f] = (uint32_t)n_fn;
-        cfn[n_fn++] = rf.fn[f];
+    if( remap ) memset(remap, 0xff, cap_fn*sizeof(*remap));
+    while( n_ev<want && (got = xray_stream_read(xs, batch, want-n_ev < BATCH ? want-n_ev : BATCH))>0 ){
+      for(i=0; i<got; i++){
+        int64_t f = run_function(&rf, batch[i].func_id);
+        fnt_event *e = &ev[n_ev++];
+        if( f<0 ){ cli_error(CMD, "%s: out of memory naming functions", o.log); goto done; }
+        if( rf.n>cap_fn ){
+          /* the chunk's function table and remap follow the run's */
+          size_t ncap = rf.cap;
+          uint32_t *nr = realloc(remap, ncap*sizeof(*nr));
+          fnt_function *nf = nr ? realloc(cfn, ncap*sizeof(*nf)) : 0;
+          if( nr ) remap = nr;
+          if( !nr || !nf ){ cli_error(CMD, "out of memory"); goto done; }
+          cfn = nf;
+          memset(remap + cap_fn, 0xff, (ncap-cap_fn)*sizeof(*remap));
+          cap_fn = ncap;
+        }
+        if( remap[f]==UINT32_MAX ){
+          remap[f] = (uint32_t)n_fn;
+          cfn[n_fn++] = rf.fn[f];
+        }
+        e->seq_no = seq++;
+        e->t_ns = xray_log_ns(&log, batch[i].tsc);
+        e->thread = batch[i].tid;
+        e->function = remap[f];
+        e->kind = batch[i].kind;
       }
-      ev[i-lo].seq_no = i;
-      ev[i-lo].t_ns = xray_log_ns(&log, log.events[i].tsc);
-      ev[i-lo].thread = log.events[i].tid;
-      ev[i-lo].function = remap[f];
-      ev[i-lo].kind = log.events[i].kind;
     }
     memset(&c, 0, sizeof(c));
     c.repo = o.repo ? o.repo : DEFAULT_REPO;
@@ -447,7 +468,7 @@ int cmd_import_xray(int argc, char **argv){
     c.functions = cfn;
     c.n_functions = n_fn;
     c.events = ev;
-    c.n_events = hi - lo;
+    c.n_events = n_ev;
     rc = fnt_file_chunk(st, &c);
     if( rc<0 ){
       const char *m = fnt_errmsg(st);
@@ -457,13 +478,17 @@ int cmd_import_xray(int argc, char **argv){
       goto done;
     }
     if( rc==1 ) filed++; else already++;
-    progress_update(&pg, (uint64_t)hi);
+    progress_update(&pg, seq);
     if( k==kill_after ){
       fflush(stdout);
       _exit(137);
     }
   }
   progress_end(&pg);
+  for(i=0; i<rf.n; i++){
+    if( rf.fn[i].stable_id ) mapped++;
+    if( rf.fn[i].local ) local++;
+  }
 
   /* 3. The summary. */
   {
@@ -486,9 +511,9 @@ int cmd_import_xray(int argc, char **argv){
 
 done:
   progress_end(&pg);
-  free(ev); free(cfn); free(remap); free(run_id); free(bin_json);
+  free(ev); free(batch); free(cfn); free(remap); free(run_id); free(bin_json);
   run_functions_free(&rf);
-  xray_log_free(&log);
+  xray_stream_close(xs);
   elf_symbols_free(syms);
   room_free(room);
   fnt_close(st);
