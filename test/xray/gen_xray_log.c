@@ -12,6 +12,7 @@
 ** and writes it out when full, so the file holds per-thread blocks in flush
 ** order, not time order, as real logs do.  Deterministic (a fixed seed).
 ** Frames left open at the end stay open (a real trace's pthread_exit).
+** Prints the number of entry events (= calls in the SPEC §5 heat).
 */
 #include <stdint.h>
 #include <stdio.h>
@@ -101,7 +102,7 @@ static void event(thread *t, int kind, int32_t fn){
 
 int main(int argc, char **argv){
   unsigned char hdr[32];
-  uint64_t events, i;
+  uint64_t events, i, entries = 0;
   int nthreads, nfn, k;
   thread *th;
   if( argc!=6 || (strcmp(argv[1], "basic")!=0 && strcmp(argv[1], "fdr")!=0) ){
@@ -139,6 +140,7 @@ int main(int argc, char **argv){
       event(t, 0, fn);
       t->stack[t->depth++] = fn;
       i++;
+      entries++;
     }else if( r%100 < 56 && i+2<=events ){
       /* a tail call: the frame's tail exit, then the callee's entry */
       int32_t fn = (int32_t)(1 + (r>>8) % (uint64_t)nfn);
@@ -146,6 +148,7 @@ int main(int argc, char **argv){
       event(t, 0, fn);
       t->stack[t->depth-1] = fn;
       i += 2;
+      entries++;
     }else{
       event(t, 1, t->stack[--t->depth]);
       i++;
@@ -154,5 +157,6 @@ int main(int argc, char **argv){
   for(k=0; k<nthreads; k++){ flush(&th[k]); free(th[k].buf); }
   free(th);
   if( fclose(out)!=0 ){ perror("gen_xray_log: close"); return 1; }
+  printf("%llu\n", (unsigned long long)entries);
   return 0;
 }

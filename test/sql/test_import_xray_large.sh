@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# test_import_xray_large.sh -- `fnt import-xray` streams: generated XRay
+# logs (test/xray/gen_xray_log.c: 8 threads whose per-thread buffers are
+# written out of time order) are imported and checked:
+#   - order: small basic and FDR logs, every event against an independent
+#     reading of the log (test/xray/xray_order.py);
+#   - memory: 20M-event basic (640 MB) and FDR (160 MB) logs, each imported
+#     with its peak RSS asserted <= 64 MiB, every event filed (counts, the
+#     heat's calls = the log's entries); the logs are deleted after.
+# The ASan build imports 2M-event logs and asserts no RSS (ASan's shadow
+# memory and quarantine are not the importer's; 20M events there take
+# minutes).
+set -euo pipefail
+: "${FNT_BUILD:?}" "${FNT_SOURCE:?}" "${FNT_TEST_TMP:?}"
+FNT="$FNT_BUILD/fnt"
+T="$FNT_TEST_TMP/import_xray_large"
+
+for tool in clang sqlite3 /usr/bin/python3; do
+  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
+done
+rm -rf "$T"
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+if ! clang -O2 -fxray-instrument -fxray-instruction-threshold=1 -pthread \
+     -o "$T/prog" "$FNT_SOURCE/test/xray/prog.c" 2>"$T/clang.err"; then
+  cat "$T/clang.err"
+  grep -q 'xray' "$T/clang.err" && { echo "skip: no XRay runtime for clang"; exit 77; }
+  exit 1
+fi
+clang -O2 -o "$T/gen" "$FNT_SOURCE/test/xray/gen_xray_log.c"
+
+fail(){ echo "FAIL: $*" >&2; exit 1; }
+q(){
+  { printf '.bail on\n.load %s/fntrace\n.mode tabs\n.headers off\n' "$FNT_BUILD"
+    printf ".output /dev/null\nSELECT fnt_open('%s');\n.output stdout\n" "$T/wh"
+    cat; } | LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory:
+}
+# Runs a command and prints its peak RSS in KiB (getrusage of the child).
+peak_rss_kb(){
+  /usr/bin/python3 - "$@" <<'EOF'
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+if r.returncode != 0:
+    sys.exit('exit %d: %s' % (r.returncode, ' '.join(sys.argv[1:])))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+EOF
+}
+# The prog's map has 10 functions: the logs use ids 1..10.
+FUNCS=10
+
+# --- order, on small logs ------------------------------------------------
+for mode in basic fdr; do
+  "$T/gen" $mode 300000 8 $FUNCS "$T/small-$mode" >/dev/null
+  "$FNT" import-xray --warehouse "$T/wh" --chunk-events 70000 --binary "$T/prog" \
+         "$T/small-$mode" >/dev/null || fail "import of small-$mode"
+  q <<<"SELECT thread, seq_no, t_ns, kind, symbol FROM fn_trace_events
+        WHERE run_id = 'small-$mode' ORDER BY seq_no;" >"$T/small-$mode.events"
+  /usr/bin/python3 "$FNT_SOURCE/test/xray/xray_order.py" "$T/small-$mode" "$T/small-$mode.events" \
+    || fail "small-$mode: events out of the documented order"
+done
+
+# --- memory, on 20M-event logs ------------------------------------------
+N=20000000
+[ -n "${FNT_PRELOAD:-}" ] && N=2000000
+LIMIT_KB=$((64 * 1024))
+for mode in basic fdr; do
+  log="$T/big-$mode"
+  entries=$("$T/gen" $mode $N 8 $FUNCS "$log")
+  rss=$(peak_rss_kb "$FNT" import-xray --warehouse "$T/wh" --binary "$T/prog" "$log") \
+    || fail "import of big-$mode"
+  echo "big-$mode: $N events, $(stat -c %s "$log") bytes, peak RSS $rss KiB"
+  rm -f "$log"
+  if [ -z "${FNT_PRELOAD:-}" ]; then
+    [ "$rss" -le "$LIMIT_KB" ] || fail "big-$mode: peak RSS $rss KiB > $LIMIT_KB KiB"
+  fi
+  got=$(q <<<"SELECT chunks_filed, chunks, events, total_events, threads FROM fn_trace_run_summary WHERE run_id = 'big-$mode';")
+  chunks=$(( (N + 999999) / 1000000 ))
+  want=$(printf '%s\t%s\t%s\t%s\t8' $chunks $chunks $N $N)
+  [ "$got" = "$want" ] || fail "big-$mode: run summary '$got', want '$want'"
+  got=$(q <<<"SELECT sum(calls) FROM fnt_heat('big-$mode');")
+  [ "$got" = "$entries" ] || fail "big-$mode: $got calls in the heat, the log has $entries entries"
+done
+echo "ok"
