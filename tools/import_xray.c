@@ -4,29 +4,26 @@
 **   fnt import-xray --binary ./prog xray-log.prog.XbVh2a
 **
 ** The whole log is read and checked before anything is filed (a malformed
-** log files nothing); the binary names the function ids; the run is then
-** cut into chunks of --chunk-events events in seq_no order, each filed by
-** fnt_file_chunk() in one atomic, idempotent commit.  So an import that is
-** killed midway and run again files every chunk exactly once, and a second
-** import of the same log files nothing ("already filed").
-**
-** Test hook: FNT_TEST_KILL_AFTER_CHUNK=k makes the process _exit(137) right
-** after chunk k has been filed, as a kill -9 there would.
+** log files nothing; xray_log.h's first pass); the binary names the
+** function ids; the events are then merged into seq_no order as they are
+** filed, in chunks of --chunk-events events, each by fnt_file_chunk() in
+** one atomic, idempotent commit (run_filer.h).  So an import that is killed
+** midway and run again files every chunk exactly once, a second import of
+** the same log files nothing ("already filed"), and the memory used is one
+** chunk's, whatever the log's size.
 */
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "elf_symbols.h"
 #include "fnt.h"
 #include "progress.h"
 #include "room.h"
+#include "run_filer.h"
 #include "xray_log.h"
 
 #define CMD "import-xray"
@@ -169,154 +166,74 @@ static char *binaries_json(const char *bin, const char *build_id){
   return out;
 }
 
-static uint64_t du_bytes;
-static int du_add(const char *path, const struct stat *sb, int flag, struct FTW *ftw){
-  (void)path; (void)ftw;
-  if( flag==FTW_F ) du_bytes += (uint64_t)sb->st_blocks * 512u;
-  return 0;
-}
-
-/* Bytes on disk of the warehouse (like du): allocated blocks, all files. */
-static uint64_t disk_usage(const char *dir){
-  du_bytes = 0;
-  nftw(dir, du_add, 16, FTW_PHYS);
-  return du_bytes;
-}
-
-static double now_s(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec/1e9;
-}
-
-/* The run's functions: one per distinct xray function id its events use,
-** numbered in order of first appearance as the events stream by. */
-typedef struct run_functions {
-  fnt_function *fn;       /* symbol, stable_id (from the room), local */
-  size_t n, cap;
-  int32_t *key;           /* open addressing: func_id -> index */
+/* The run's functions: xray function id -> the filer's function index,
+** each named (and its stable_id looked up) when its first event streams by. */
+typedef struct id_map {
+  int32_t *key;           /* open addressing */
   uint32_t *val;
-  size_t hcap;
-  elf_symbols *syms;
-  const fnt_room *room;
-} run_functions;
+  size_t hcap, n;
+} id_map;
 
-static size_t slot_of(const run_functions *rf, int32_t id){
-  size_t h = ((uint32_t)id*2654435761u) & (rf->hcap-1);
-  while( rf->val[h]!=UINT32_MAX && rf->key[h]!=id ) h = (h+1) & (rf->hcap-1);
+static size_t slot_of(const id_map *m, int32_t id){
+  size_t h = ((uint32_t)id*2654435761u) & (m->hcap-1);
+  while( m->val[h]!=UINT32_MAX && m->key[h]!=id ) h = (h+1) & (m->hcap-1);
   return h;
 }
 
-/* Doubles the id -> index table (ids outside the map can be many in a
-** damaged log; they are named "#id" and still filed). */
-static int grow_table(run_functions *rf){
-  run_functions old = *rf;
+/* Doubles the table (ids outside the map can be many in a damaged log;
+** they are named "#id" and still filed). */
+static int grow_table(id_map *m){
+  id_map old = *m;
   size_t j;
-  rf->hcap = old.hcap ? old.hcap*2 : 64;
-  rf->key = malloc(rf->hcap*sizeof(*rf->key));
-  rf->val = malloc(rf->hcap*sizeof(*rf->val));
-  if( !rf->key || !rf->val ){
-    free(rf->key); free(rf->val);
-    rf->key = old.key; rf->val = old.val; rf->hcap = old.hcap;
+  m->hcap = old.hcap ? old.hcap*2 : 64;
+  m->key = malloc(m->hcap*sizeof(*m->key));
+  m->val = malloc(m->hcap*sizeof(*m->val));
+  if( !m->key || !m->val ){
+    free(m->key); free(m->val);
+    *m = old;
     return -1;
   }
-  memset(rf->val, 0xff, rf->hcap*sizeof(*rf->val));
+  memset(m->val, 0xff, m->hcap*sizeof(*m->val));
   for(j=0; j<old.hcap; j++){
     if( old.val[j]!=UINT32_MAX ){
-      size_t h = slot_of(rf, old.key[j]);
-      rf->key[h] = old.key[j];
-      rf->val[h] = old.val[j];
+      size_t h = slot_of(m, old.key[j]);
+      m->key[h] = old.key[j];
+      m->val[h] = old.val[j];
     }
   }
   free(old.key); free(old.val);
   return 0;
 }
 
-static int run_functions_init(run_functions *rf, elf_symbols *syms, const fnt_room *room){
-  memset(rf, 0, sizeof(*rf));
-  rf->syms = syms;
-  rf->room = room;
-  return grow_table(rf);
-}
-
-/* The index of function id in rf (added, named, when new); -1 out of memory. */
-static int64_t run_function(run_functions *rf, int32_t id){
-  size_t h = slot_of(rf, id);
-  fnt_function *f;
-  if( rf->val[h]!=UINT32_MAX ) return rf->val[h];
-  if( (rf->n+1)*2 > rf->hcap ){
-    if( grow_table(rf) ) return -1;
-    h = slot_of(rf, id);
+/* The filer's index of function id (added, named, when new); -1 on error
+** (reported). */
+static int64_t function_of(id_map *m, int32_t id, run_filer *rf,
+                           elf_symbols *syms, const fnt_room *room){
+  size_t h = slot_of(m, id);
+  fnt_function f;
+  int64_t k;
+  if( m->val[h]!=UINT32_MAX ) return m->val[h];
+  if( (m->n+1)*2 > m->hcap ){
+    if( grow_table(m) ){ cli_error(CMD, "out of memory"); return -1; }
+    h = slot_of(m, id);
   }
-  if( rf->n==rf->cap ){
-    size_t ncap = rf->cap ? rf->cap*2 : 64;
-    fnt_function *nf = realloc(rf->fn, ncap*sizeof(*nf));
-    if( !nf ) return -1;
-    rf->fn = nf; rf->cap = ncap;
+  f.symbol = elf_symbols_name(syms, id);
+  f.local = elf_symbols_has(syms, id);
+  if( f.symbol[0]=='#' ){
+    /* "#id" lives in a scratch buffer: keep a copy (freed by the caller) */
+    f.symbol = strdup(f.symbol);
+    if( !f.symbol ){ cli_error(CMD, "out of memory"); return -1; }
   }
-  f = &rf->fn[rf->n];
-  f->symbol = elf_symbols_name(rf->syms, id);
-  f->local = elf_symbols_has(rf->syms, id);
-  if( f->symbol[0]=='#' ){
-    /* "#id" lives in a scratch buffer: keep a copy */
-    f->symbol = strdup(f->symbol);
-    if( !f->symbol ) return -1;
+  f.stable_id = room_lookup(room, f.symbol);
+  k = run_filer_function(rf, &f);
+  if( k<0 ){
+    if( !f.local ) free((char*)f.symbol);
+    return -1;
   }
-  f->stable_id = room_lookup(rf->room, f->symbol);
-  rf->key[h] = id;
-  rf->val[h] = (uint32_t)rf->n;
-  return (int64_t)rf->n++;
-}
-
-static void run_functions_free(run_functions *rf){
-  size_t i;
-  for(i=0; i<rf->n; i++){
-    if( !rf->fn[i].local ) free((char*)rf->fn[i].symbol);
-  }
-  free(rf->fn); free(rf->key); free(rf->val);
-}
-
-/* A re-import must cut the run the same way, or chunks already filed and
-** chunks filed now would overlap (idempotency is per (run_id, chunk)).
-** Returns 0 when the run is absent or filed with the same chunks and
-** total_events; else reports the difference and returns -1. */
-static int check_same_cut(fnt_store *st, const char *log_path, const char *run_id,
-                          int64_t chunks, int64_t total){
-  fnt_snapshot *snap = 0;
-  fnt_scan *sc = 0;
-  fnt_predicate p;
-  const char *ids[1];
-  int rc, status = 0;
-  rc = fnt_snapshot_current(st, &snap);
-  if( rc==FNT_OK ){
-    fnt_predicate_init(&p);
-    ids[0] = run_id;
-    p.run_ids = ids;
-    p.n_run_ids = 1;
-    p.columns = (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS);
-    rc = fnt_scan_open(snap, FNT_TABLE_RUNS, &p, &sc);
-  }
-  while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
-    int64_t c = fnt_scan_int(sc, FNT_RUN_CHUNKS), n = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
-    if( c!=chunks || n!=total ){
-      cli_error(CMD, "%s: run '%s' is already filed as %lld chunk(s) of %lld events in all; "
-                "this import makes %lld chunk(s) of %lld: use the same log and "
-                "--chunk-events, or another --run-id", log_path, run_id, (long long)c,
-                (long long)n, (long long)chunks, (long long)total);
-      status = -1;
-      break;
-    }
-    rc = FNT_OK;
-  }
-  if( rc<0 ){
-    const char *m = fnt_errmsg(st);
-    cli_error(CMD, "%s: reading the runs of the warehouse: %s", log_path,
-              m && m[0] ? m : fnt_strerror(rc));
-    status = -1;
-  }
-  fnt_scan_close(sc);
-  fnt_snapshot_release(snap);
-  return status;
+  m->key[h] = id;
+  m->val[h] = (uint32_t)k;
+  m->n++;
+  return k;
 }
 
 /* The first pass's progress: bytes of the log checked. */
@@ -324,7 +241,7 @@ static void read_tick(void *arg, uint64_t bytes){
   progress_update((progress*)arg, bytes);
 }
 
-/* Events pulled from the log's merge at a time, converted into the chunk. */
+/* Events pulled from the log's merge at a time. */
 #define BATCH 4096
 
 int cmd_import_xray(int argc, char **argv){
@@ -336,37 +253,25 @@ int cmd_import_xray(int argc, char **argv){
   elf_symbols *syms = 0;
   fnt_room *room = 0;
   fnt_store *st = 0;
-  run_functions rf;
-  fnt_event *ev = 0;
-  fnt_function *cfn = 0;
-  uint32_t *remap = 0;
-  size_t cap_fn = 0;
+  id_map ids;
+  run_filer rf;
+  fnt_chunk run;
   char *run_id = 0, *bin_json = 0;
-  const char *target, *warehouse, *kill_env;
-  int64_t chunks, k, ts_micros, kill_after = -1;
-  int64_t filed = 0, already = 0;
-  uint64_t seq = 0;
-  size_t mapped = 0, local = 0, i;
-  double t0 = now_s();
+  const char *target, *warehouse;
+  int64_t ts_micros;
+  size_t mapped = 0, local = 0, i, got;
+  double t0 = run_filer_clock();
   int rc, status = 1;
   progress pg;
   struct stat sb;
 
   memset(&log, 0, sizeof(log));
+  memset(&ids, 0, sizeof(ids));
   memset(&rf, 0, sizeof(rf));
   pg.active = 0;
   rc = parse_args(argc, argv, &o);
   if( rc==1 ) return 0;
   if( rc ) return 2;
-  kill_env = getenv("FNT_TEST_KILL_AFTER_CHUNK");
-  if( kill_env && kill_env[0] ){
-    char *end;
-    kill_after = strtoll(kill_env, &end, 10);
-    if( *end || kill_after<0 ){
-      cli_error(CMD, "FNT_TEST_KILL_AFTER_CHUNK: '%s' is not a chunk number", kill_env);
-      return 2;
-    }
-  }
 
   /* 1. The whole log is read and checked before the warehouse is touched
   **    (pass 1 of the stream: counts, extremes, an index of its blocks). */
@@ -384,11 +289,6 @@ int cmd_import_xray(int argc, char **argv){
     cli_error(CMD, "%s: %s", o.log, err);
     goto done;
   }
-  if( run_functions_init(&rf, syms, room) ){
-    progress_end(&pg);
-    cli_error(CMD, "%s: out of memory naming functions", o.log);
-    goto done;
-  }
   if( o.run_id ){
     run_id = strdup(o.run_id);
   }else{
@@ -398,112 +298,63 @@ int cmd_import_xray(int argc, char **argv){
   }
   target = o.target ? o.target : base_name(o.binary);
   bin_json = binaries_json(o.binary, elf_symbols_build_id(syms));
-  if( !run_id || !bin_json ){ cli_error(CMD, "out of memory"); goto done; }
+  batch = malloc(BATCH*sizeof(*batch));
+  if( !run_id || !bin_json || !batch || grow_table(&ids) ){ cli_error(CMD, "out of memory"); goto done; }
   if( log.has_walltime ){
     ts_micros = log.walltime_micros;
   }else{
     if( stat(o.log, &sb)!=0 ){ cli_error(CMD, "%s: %s", o.log, strerror(errno)); goto done; }
     ts_micros = (int64_t)sb.st_mtim.tv_sec*1000000 + sb.st_mtim.tv_nsec/1000;
   }
+  memset(&run, 0, sizeof(run));
+  run.repo = o.repo ? o.repo : DEFAULT_REPO;
+  run.commit = o.commit;
+  run.run_id = run_id;
+  run.ts_micros = ts_micros;
+  run.target = target;
+  run.source = log.fdr ? "xray-fdr" : "xray-basic";
   /* A run with no events is filed as one empty chunk, so that it shows. */
-  chunks = log.n_events ? (int64_t)((log.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
+  run.chunks = log.n_events ? (int64_t)((log.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
+  run.total_events = (int64_t)log.n_events;
+  run.duration_ns = log.n_events ? (int64_t)xray_log_ns(&log, log.last_tsc) : 0;
+  run.truncated = 0;    /* a log found truncated is refused, never filed */
+  run.threads = (int64_t)log.n_threads;
+  run.binaries_json = bin_json;
 
   /* 2. File the chunks as pass 2 merges the events: one chunk in memory. */
   warehouse = cli_warehouse(o.warehouse);
   st = cli_open(warehouse);
   if( !st ) goto done;
-  if( check_same_cut(st, o.log, run_id, chunks, (int64_t)log.n_events) ) goto done;
-  {
-    size_t per = log.n_events < (uint64_t)o.chunk_events ? log.n_events : (size_t)o.chunk_events;
-    ev = malloc((per ? per : 1)*sizeof(*ev));
-    batch = malloc(BATCH*sizeof(*batch));
-    if( !ev || !batch ){ cli_error(CMD, "out of memory"); goto done; }
-  }
+  if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.log, &pg) ) goto done;
   progress_stage(&pg, "filing events", (uint64_t)log.n_events);
-  for(k=0; k<chunks; k++){
-    size_t n_ev = 0, n_fn = 0, want = (size_t)o.chunk_events, got;
-    fnt_chunk c;
-    if( remap ) memset(remap, 0xff, cap_fn*sizeof(*remap));
-    while( n_ev<want && (got = xray_stream_read(xs, batch, want-n_ev < BATCH ? want-n_ev : BATCH))>0 ){
-      for(i=0; i<got; i++){
-        int64_t f = run_function(&rf, batch[i].func_id);
-        fnt_event *e = &ev[n_ev++];
-        if( f<0 ){ cli_error(CMD, "%s: out of memory naming functions", o.log); goto done; }
-        if( rf.n>cap_fn ){
-          /* the chunk's function table and remap follow the run's */
-          size_t ncap = rf.cap;
-          uint32_t *nr = realloc(remap, ncap*sizeof(*nr));
-          fnt_function *nf = nr ? realloc(cfn, ncap*sizeof(*nf)) : 0;
-          if( nr ) remap = nr;
-          if( !nr || !nf ){ cli_error(CMD, "out of memory"); goto done; }
-          cfn = nf;
-          memset(remap + cap_fn, 0xff, (ncap-cap_fn)*sizeof(*remap));
-          cap_fn = ncap;
-        }
-        if( remap[f]==UINT32_MAX ){
-          remap[f] = (uint32_t)n_fn;
-          cfn[n_fn++] = rf.fn[f];
-        }
-        e->seq_no = seq++;
-        e->t_ns = xray_log_ns(&log, batch[i].tsc);
-        e->thread = batch[i].tid;
-        e->function = remap[f];
-        e->kind = batch[i].kind;
-      }
-    }
-    memset(&c, 0, sizeof(c));
-    c.repo = o.repo ? o.repo : DEFAULT_REPO;
-    c.commit = o.commit;
-    c.run_id = run_id;
-    c.ts_micros = ts_micros;
-    c.target = target;
-    c.source = log.fdr ? "xray-fdr" : "xray-basic";
-    c.chunk = k;
-    c.chunks = chunks;
-    c.total_events = (int64_t)log.n_events;
-    c.duration_ns = log.n_events ? (int64_t)xray_log_ns(&log, log.last_tsc) : 0;
-    c.truncated = 0;    /* a log found truncated is refused, never filed */
-    c.threads = (int64_t)log.n_threads;
-    c.binaries_json = bin_json;
-    c.functions = cfn;
-    c.n_functions = n_fn;
-    c.events = ev;
-    c.n_events = n_ev;
-    rc = fnt_file_chunk(st, &c);
-    if( rc<0 ){
-      const char *m = fnt_errmsg(st);
-      progress_end(&pg);
-      cli_error(CMD, "%s: chunk %lld of %lld: %s", o.log, (long long)k, (long long)chunks,
-                m && m[0] ? m : fnt_strerror(rc));
-      goto done;
-    }
-    if( rc==1 ) filed++; else already++;
-    progress_update(&pg, seq);
-    if( k==kill_after ){
-      fflush(stdout);
-      _exit(137);
+  while( (got = xray_stream_read(xs, batch, BATCH))>0 ){
+    for(i=0; i<got; i++){
+      int64_t f = function_of(&ids, batch[i].func_id, &rf, syms, room);
+      if( f<0 || run_filer_event(&rf, xray_log_ns(&log, batch[i].tsc), batch[i].tid,
+                                 (uint32_t)f, batch[i].kind) ) goto done;
     }
   }
+  if( run_filer_end(&rf) ) goto done;
   progress_end(&pg);
-  for(i=0; i<rf.n; i++){
+  for(i=0; i<rf.n_fn; i++){
     if( rf.fn[i].stable_id ) mapped++;
     if( rf.fn[i].local ) local++;
   }
 
   /* 3. The summary. */
   {
-    double secs = now_s() - t0;
+    double secs = run_filer_clock() - t0;
     printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id,
-           log.fdr ? "xray-fdr" : "xray-basic", o.repo ? o.repo : DEFAULT_REPO, target);
+           run.source, run.repo, target);
     printf("  events     %zu on %zu thread%s, %.6f s traced\n", log.n_events,
            log.n_threads, log.n_threads==1 ? "" : "s",
            log.n_events ? (double)xray_log_ns(&log, log.last_tsc)/1e9 : 0.0);
     printf("  functions  %zu (%zu in the binary's map), %zu mapped to a stable_id\n",
-           rf.n, local, mapped);
-    printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)chunks,
-           (long long)filed, (long long)already);
+           rf.n_fn, local, mapped);
+    printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)run.chunks,
+           (long long)rf.filed, (long long)rf.already);
     printf("  warehouse  %s: %llu bytes on disk\n", warehouse,
-           (unsigned long long)disk_usage(warehouse));
+           (unsigned long long)run_filer_disk_usage(warehouse));
     printf("  time       %.2f s (%.0f events/s)\n", secs,
            secs>0 ? (double)log.n_events/secs : 0.0);
   }
@@ -511,8 +362,12 @@ int cmd_import_xray(int argc, char **argv){
 
 done:
   progress_end(&pg);
-  free(ev); free(batch); free(cfn); free(remap); free(run_id); free(bin_json);
-  run_functions_free(&rf);
+  for(i=0; i<rf.n_fn; i++){
+    if( !rf.fn[i].local ) free((char*)rf.fn[i].symbol);   /* the "#id" copies */
+  }
+  run_filer_free(&rf);
+  free(batch); free(run_id); free(bin_json);
+  free(ids.key); free(ids.val);
   xray_stream_close(xs);
   elf_symbols_free(syms);
   room_free(room);

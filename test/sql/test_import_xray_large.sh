@@ -6,7 +6,9 @@
 #     reading of the log (test/xray/xray_order.py);
 #   - memory: 20M-event basic (640 MB) and FDR (160 MB) logs, each imported
 #     with its peak RSS asserted <= 64 MiB, every event filed (counts, the
-#     heat's calls = the log's entries); the logs are deleted after.
+#     heat's calls = the log's entries); the logs are deleted after;
+#   - import-perf, which folds `perf script` text as it reads it: 300,000
+#     samples (108 MB of text) under the same bound.
 # The ASan build imports 2M-event logs and asserts no RSS (ASan's shadow
 # memory and quarantine are not the importer's; 20M events there take
 # minutes).
@@ -80,4 +82,27 @@ for mode in basic fdr; do
   got=$(q <<<"SELECT sum(calls) FROM fnt_heat('big-$mode');")
   [ "$got" = "$entries" ] || fail "big-$mode: $got calls in the heat, the log has $entries entries"
 done
+
+# --- import-perf: `perf script` text larger than the bound --------------
+/usr/bin/python3 - "$T/part.txt" <<'PY'
+import random, sys
+random.seed(1)
+out = []
+for s in range(1000):
+    out.append('widget %d %.6f:     500000 cpu-clock:ppp:' % (4000 + s % 4, 100 + s / 2000))
+    for d in range(random.randint(3, 12)):
+        out.append('\t    %x fn_%d+0x%x (/usr/bin/widget)' % (0x401000 + d * 16, random.randrange(200), d * 4))
+    out.append('')
+open(sys.argv[1], 'w').write('\n'.join(out) + '\n')
+PY
+for i in $(seq 300); do cat "$T/part.txt"; done >"$T/perf-big.txt"
+rss=$(peak_rss_kb "$FNT" import-perf --warehouse "$T/wh" --run-id perf-big "$T/perf-big.txt") \
+  || fail "import-perf of perf-big.txt"
+echo "perf-big.txt: $(stat -c %s "$T/perf-big.txt") bytes, peak RSS $rss KiB"
+rm -f "$T/perf-big.txt"
+if [ -z "${FNT_PRELOAD:-}" ]; then
+  [ "$rss" -le "$LIMIT_KB" ] || fail "perf-big.txt: peak RSS $rss KiB > $LIMIT_KB KiB"
+fi
+got=$(q <<<"SELECT count(*), sum(self_samples) FROM fn_profile WHERE run_id = 'perf-big';")
+[ "$got" = "$(printf '200\t300000')" ] || fail "perf-big: got '$got', want 200 symbols and 300000 samples"
 echo "ok"
