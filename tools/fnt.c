@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
   {"import-xray", cmd_import_xray, "file an LLVM XRay log (basic or FDR mode) as a run"},
   {"import-perf", cmd_import_perf, "file a perf.data or `perf script` output as a profile"},
+  {"import-chrome", cmd_import_chrome, "file a Chrome Trace Event JSON file (clang -ftime-trace, ...) as a run"},
   {"ls",          cmd_ls,          "list runs and profiles, newest first"},
   {"heat",        cmd_heat,        "the hottest functions of a run"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},
