@@ -35,13 +35,12 @@
 #include "chrome_json.h"
 #include "ext_sort.h"
 #include "fnt.h"
+#include "import_opts.h"
 #include "progress.h"
 #include "room.h"
 #include "run_filer.h"
 
 #define CMD "import-chrome"
-#define DEFAULT_REPO "local"
-#define DEFAULT_CHUNK_EVENTS 1000000
 #define SORT_MEMORY ((size_t)16 << 20)
 
 static void usage(FILE *out){
@@ -57,7 +56,7 @@ static void usage(FILE *out){
     "yet filed.\n"
     "\n"
     "  --warehouse DIR     default $FNT_WAREHOUSE, else ./fnt-warehouse\n"
-    "  --repo REPO         default \"" DEFAULT_REPO "\"\n"
+    "  --repo REPO         default \"" IMPORT_DEFAULT_REPO "\"\n"
     "  --commit SHA        default none (NULL)\n"
     "  --run-id ID         default FILE's name without a trailing \".json\"\n"
     "  --target NAME       default the same as the run id\n"
@@ -73,68 +72,7 @@ static void usage(FILE *out){
     "  clang -ftime-trace -ftime-trace-granularity=0 -c -O2 codec.c   # writes codec.json\n"
     "  fnt import-chrome --repo acme/widget codec.json\n"
     "  fnt heat codec --top 10\n",
-    DEFAULT_CHUNK_EVENTS);
-}
-
-typedef struct opts {
-  const char *warehouse, *repo, *commit, *run_id, *target, *room, *file;
-  int64_t chunk_events;
-} opts;
-
-/* Parses argv; returns 0 ok, 1 --help shown, 2 usage error (reported). */
-static int parse_args(int argc, char **argv, opts *o){
-  static const char *const with_value[] = {
-    "--warehouse", "--repo", "--commit", "--run-id", "--target", "--room", "--chunk-events"
-  };
-  int i;
-  memset(o, 0, sizeof(*o));
-  o->chunk_events = DEFAULT_CHUNK_EVENTS;
-  for(i=1; i<argc; i++){
-    const char *a = argv[i], *val, *eq;
-    size_t k, nlen;
-    if( strcmp(a, "--help")==0 || strcmp(a, "-h")==0 ){ usage(stdout); return 1; }
-    if( a[0]!='-' ){
-      if( o->file ){ cli_error(CMD, "more than one FILE given ('%s', '%s')", o->file, a); return 2; }
-      o->file = a;
-      continue;
-    }
-    eq = strchr(a, '=');
-    nlen = eq ? (size_t)(eq - a) : strlen(a);
-    for(k=0; k<sizeof(with_value)/sizeof(with_value[0]); k++){
-      if( strlen(with_value[k])==nlen && strncmp(a, with_value[k], nlen)==0 ) break;
-    }
-    if( k==sizeof(with_value)/sizeof(with_value[0]) ){
-      cli_error(CMD, "unknown option '%s' (see fnt import-chrome --help)", a);
-      return 2;
-    }
-    if( eq ) val = eq+1;
-    else if( i+1<argc ) val = argv[++i];
-    else { cli_error(CMD, "%s needs a value", a); return 2; }
-    switch( k ){
-      case 0: o->warehouse = val; break;
-      case 1: o->repo = val; break;
-      case 2: o->commit = val; break;
-      case 3: o->run_id = val; break;
-      case 4: o->target = val; break;
-      case 5: o->room = val; break;
-      case 6: {
-        char *end;
-        long long n;
-        errno = 0;
-        n = strtoll(val, &end, 10);
-        if( errno || end==val || *end || n<=0 ){
-          cli_error(CMD, "--chunk-events: '%s' is not a positive number", val);
-          return 2;
-        }
-        o->chunk_events = n;
-        break;
-      }
-    }
-  }
-  if( !o->file ){ cli_error(CMD, "no FILE given (see --help)"); return 2; }
-  if( o->repo && !o->repo[0] ){ cli_error(CMD, "--repo must not be empty"); return 2; }
-  if( o->run_id && !o->run_id[0] ){ cli_error(CMD, "--run-id must not be empty"); return 2; }
-  return 0;
+    IMPORT_DEFAULT_CHUNK_EVENTS);
 }
 
 /* ------------------------------------------------------------------------
@@ -558,13 +496,8 @@ static int replay(importer *im){
   return rc;
 }
 
-static const char *base_name(const char *path){
-  const char *s = strrchr(path, '/');
-  return s && s[1] ? s+1 : path;
-}
-
 int cmd_import_chrome(int argc, char **argv){
-  opts o;
+  import_opts o;
   importer im;
   run_filer rf;
   fnt_room *room = 0;
@@ -582,10 +515,10 @@ int cmd_import_chrome(int argc, char **argv){
   memset(&im, 0, sizeof(im));
   memset(&rf, 0, sizeof(rf));
   pg.active = 0;
-  rc = parse_args(argc, argv, &o);
+  rc = import_opts_parse(argc, argv, CMD, 0, "FILE", usage, &o);
   if( rc==1 ) return 0;
   if( rc ) return 2;
-  im.file = o.file;
+  im.file = o.input;
   im.pg = &pg;
 
   /* 1. Read, sort and check the whole trace before the warehouse is touched. */
@@ -593,9 +526,9 @@ int cmd_import_chrome(int argc, char **argv){
     cli_error(CMD, "%s", err);
     goto done;
   }
-  in = fopen(o.file, "rb");
+  in = fopen(o.input, "rb");
   if( !in || fstat(fileno(in), &sb)!=0 ){
-    cli_error(CMD, "%s: %s", o.file, strerror(errno));
+    cli_error(CMD, "%s: %s", o.input, strerror(errno));
     goto done;
   }
   im.sort = ext_sort_new(sizeof(mark), cmp_mark, SORT_MEMORY);
@@ -607,14 +540,14 @@ int cmd_import_chrome(int argc, char **argv){
 
   if( o.run_id ) run_id = strdup(o.run_id);
   else{
-    const char *b = base_name(o.file);
+    const char *b = import_base_name(o.input);
     size_t n = strlen(b);
     if( n>5 && strcmp(b + n - 5, ".json")==0 ) n -= 5;
     run_id = strndup(b, n);
   }
   if( !run_id ){ cli_error(CMD, "out of memory"); goto done; }
   memset(&run, 0, sizeof(run));
-  run.repo = o.repo ? o.repo : DEFAULT_REPO;
+  run.repo = o.repo ? o.repo : IMPORT_DEFAULT_REPO;
   run.commit = o.commit;
   run.run_id = run_id;
   run.ts_micros = (int64_t)sb.st_mtim.tv_sec*1000000 + sb.st_mtim.tv_nsec/1000;
@@ -629,7 +562,7 @@ int cmd_import_chrome(int argc, char **argv){
   warehouse = cli_warehouse(o.warehouse);
   st = cli_open(warehouse);
   if( !st ) goto done;
-  if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.file, &pg) ) goto done;
+  if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.input, &pg) ) goto done;
   for(i=0; i<im.n_names; i++){
     fnt_function f;
     f.symbol = im.names[i];

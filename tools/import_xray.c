@@ -21,14 +21,13 @@
 
 #include "elf_symbols.h"
 #include "fnt.h"
+#include "import_opts.h"
 #include "progress.h"
 #include "room.h"
 #include "run_filer.h"
 #include "xray_log.h"
 
 #define CMD "import-xray"
-#define DEFAULT_REPO "local"
-#define DEFAULT_CHUNK_EVENTS 1000000
 
 static void usage(FILE *out){
   fprintf(out,
@@ -41,7 +40,7 @@ static void usage(FILE *out){
     "  --binary BIN        the instrumented executable that wrote LOG (required):\n"
     "                      its xray_instr_map and symbols name the functions\n"
     "  --warehouse DIR     default $FNT_WAREHOUSE, else ./fnt-warehouse\n"
-    "  --repo REPO         default \"" DEFAULT_REPO "\"\n"
+    "  --repo REPO         default \"" IMPORT_DEFAULT_REPO "\"\n"
     "  --commit SHA        default none (NULL)\n"
     "  --run-id ID         default LOG's file name without a leading \"xray-log.\"\n"
     "  --target NAME       default BIN's file name\n"
@@ -60,77 +59,7 @@ static void usage(FILE *out){
     "  XRAY_OPTIONS='patch_premain=true xray_mode=xray-basic xray_logfile_base=xray-log.' \\\n"
     "  XRAY_BASIC_OPTIONS='func_duration_threshold_us=0 max_stack_depth=4096' ./prog\n"
     "  fnt import-xray --repo acme/widget --commit 9f1c2e0 --binary ./prog xray-log.prog.*\n",
-    DEFAULT_CHUNK_EVENTS);
-}
-
-/* The options of one invocation. */
-typedef struct opts {
-  const char *warehouse, *repo, *commit, *run_id, *target, *room, *binary, *log;
-  int64_t chunk_events;
-} opts;
-
-/* Parses argv; returns 0 ok, 1 --help shown, 2 usage error (reported). */
-static int parse_args(int argc, char **argv, opts *o){
-  int i;
-  memset(o, 0, sizeof(*o));
-  o->chunk_events = DEFAULT_CHUNK_EVENTS;
-  for(i=1; i<argc; i++){
-    const char *a = argv[i], *val = 0, *eq;
-    static const char *const with_value[] = {
-      "--warehouse", "--repo", "--commit", "--run-id", "--target", "--room",
-      "--chunk-events", "--binary"
-    };
-    size_t k, nlen;
-    if( strcmp(a, "--help")==0 || strcmp(a, "-h")==0 ){ usage(stdout); return 1; }
-    if( a[0]!='-' || strcmp(a, "-")==0 ){
-      if( o->log ){ cli_error(CMD, "more than one LOG given ('%s', '%s')", o->log, a); return 2; }
-      o->log = a;
-      continue;
-    }
-    eq = strchr(a, '=');
-    nlen = eq ? (size_t)(eq - a) : strlen(a);
-    for(k=0; k<sizeof(with_value)/sizeof(with_value[0]); k++){
-      if( strlen(with_value[k])==nlen && strncmp(a, with_value[k], nlen)==0 ) break;
-    }
-    if( k==sizeof(with_value)/sizeof(with_value[0]) ){
-      cli_error(CMD, "unknown option '%s' (see fnt import-xray --help)", a);
-      return 2;
-    }
-    if( eq ) val = eq+1;
-    else if( i+1<argc ) val = argv[++i];
-    else { cli_error(CMD, "%s needs a value", a); return 2; }
-    switch( k ){
-      case 0: o->warehouse = val; break;
-      case 1: o->repo = val; break;
-      case 2: o->commit = val; break;
-      case 3: o->run_id = val; break;
-      case 4: o->target = val; break;
-      case 5: o->room = val; break;
-      case 6: {
-        char *end;
-        long long n;
-        errno = 0;
-        n = strtoll(val, &end, 10);
-        if( errno || end==val || *end || n<=0 ){
-          cli_error(CMD, "--chunk-events: '%s' is not a positive number", val);
-          return 2;
-        }
-        o->chunk_events = n;
-        break;
-      }
-      case 7: o->binary = val; break;
-    }
-  }
-  if( !o->binary ){ cli_error(CMD, "--binary BIN is required (see --help)"); return 2; }
-  if( !o->log ){ cli_error(CMD, "no LOG given (see --help)"); return 2; }
-  if( o->repo && !o->repo[0] ){ cli_error(CMD, "--repo must not be empty"); return 2; }
-  if( o->run_id && !o->run_id[0] ){ cli_error(CMD, "--run-id must not be empty"); return 2; }
-  return 0;
-}
-
-static const char *base_name(const char *path){
-  const char *s = strrchr(path, '/');
-  return s ? s+1 : path;
+    IMPORT_DEFAULT_CHUNK_EVENTS);
 }
 
 /* Appends s to out as a JSON string literal; returns the bytes needed. */
@@ -245,7 +174,7 @@ static void read_tick(void *arg, uint64_t bytes){
 #define BATCH 4096
 
 int cmd_import_xray(int argc, char **argv){
-  opts o;
+  import_opts o;
   char err[512];
   xray_log log;
   xray_stream *xs = 0;
@@ -269,7 +198,7 @@ int cmd_import_xray(int argc, char **argv){
   memset(&ids, 0, sizeof(ids));
   memset(&rf, 0, sizeof(rf));
   pg.active = 0;
-  rc = parse_args(argc, argv, &o);
+  rc = import_opts_parse(argc, argv, CMD, 1, "LOG", usage, &o);
   if( rc==1 ) return 0;
   if( rc ) return 2;
 
@@ -283,31 +212,31 @@ int cmd_import_xray(int argc, char **argv){
     cli_error(CMD, "%s: %s", o.binary, err);
     goto done;
   }
-  progress_begin(&pg, "reading log", stat(o.log, &sb)==0 ? (uint64_t)sb.st_size : 0);
-  if( xray_stream_open(o.log, &log, &xs, read_tick, &pg, err, sizeof(err)) ){
+  progress_begin(&pg, "reading log", stat(o.input, &sb)==0 ? (uint64_t)sb.st_size : 0);
+  if( xray_stream_open(o.input, &log, &xs, read_tick, &pg, err, sizeof(err)) ){
     progress_end(&pg);
-    cli_error(CMD, "%s: %s", o.log, err);
+    cli_error(CMD, "%s: %s", o.input, err);
     goto done;
   }
   if( o.run_id ){
     run_id = strdup(o.run_id);
   }else{
-    const char *b = base_name(o.log);
+    const char *b = import_base_name(o.input);
     if( strncmp(b, "xray-log.", 9)==0 && b[9] ) b += 9;
     run_id = strdup(b);
   }
-  target = o.target ? o.target : base_name(o.binary);
+  target = o.target ? o.target : import_base_name(o.binary);
   bin_json = binaries_json(o.binary, elf_symbols_build_id(syms));
   batch = malloc(BATCH*sizeof(*batch));
   if( !run_id || !bin_json || !batch || grow_table(&ids) ){ cli_error(CMD, "out of memory"); goto done; }
   if( log.has_walltime ){
     ts_micros = log.walltime_micros;
   }else{
-    if( stat(o.log, &sb)!=0 ){ cli_error(CMD, "%s: %s", o.log, strerror(errno)); goto done; }
+    if( stat(o.input, &sb)!=0 ){ cli_error(CMD, "%s: %s", o.input, strerror(errno)); goto done; }
     ts_micros = (int64_t)sb.st_mtim.tv_sec*1000000 + sb.st_mtim.tv_nsec/1000;
   }
   memset(&run, 0, sizeof(run));
-  run.repo = o.repo ? o.repo : DEFAULT_REPO;
+  run.repo = o.repo ? o.repo : IMPORT_DEFAULT_REPO;
   run.commit = o.commit;
   run.run_id = run_id;
   run.ts_micros = ts_micros;
@@ -325,7 +254,7 @@ int cmd_import_xray(int argc, char **argv){
   warehouse = cli_warehouse(o.warehouse);
   st = cli_open(warehouse);
   if( !st ) goto done;
-  if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.log, &pg) ) goto done;
+  if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.input, &pg) ) goto done;
   progress_stage(&pg, "filing events", (uint64_t)log.n_events);
   while( (got = xray_stream_read(xs, batch, BATCH))>0 ){
     for(i=0; i<got; i++){

@@ -14,25 +14,10 @@
 #   - a generated 1M-event trace (80 MB, written in end order as clang
 #     does) whose sort spills to disk: exact heat, peak RSS <= 64 MiB
 #     (asserted in the Release build only: ASan's own memory is not ours).
-set -euo pipefail
-: "${FNT_BUILD:?}" "${FNT_SOURCE:?}" "${FNT_TEST_TMP:?}"
-FNT="$FNT_BUILD/fnt"
+: "${FNT_SOURCE:?}"
+. "$FNT_SOURCE/test/sql/import_lib.sh" import_chrome clang
 REF="$FNT_SOURCE/test/chrome/chrome_heat.py"
-T="$FNT_TEST_TMP/import_chrome"
 
-for tool in clang sqlite3 /usr/bin/python3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-rm -rf "$T"
-mkdir -p "$T"
-WH="$T/wh"
-
-fail(){ echo "FAIL: $*" >&2; exit 1; }
-q(){
-  { printf '.bail on\n.load %s/fntrace\n.mode tabs\n.headers off\n' "$FNT_BUILD"
-    printf ".output /dev/null\nSELECT fnt_open('%s');\n.output stdout\n" "$WH"
-    cat; } | LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory:
-}
 heat_ok(){   # RUN JSON: fnt_heat of RUN against the reference from JSON
   q <<<"SELECT key, inclusive_ns, self_ns, calls FROM fnt_heat('$1');" >"$T/$1.heat"
   /usr/bin/python3 "$REF" "$2" "$T/$1.heat" || fail "$1: heat differs from the JSON's"
@@ -153,14 +138,8 @@ with open(sys.argv[1], 'w') as f:
                 first = False
     f.write('], "displayTimeUnit": "ns"}\n')
 PY
-rss=$(/usr/bin/python3 - "$FNT" import-chrome --warehouse "$WH" "$T/big.json" <<'PY'
-import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-if r.returncode != 0:
-    sys.exit('exit %d' % r.returncode)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
-) || fail "import of big.json"
+rss=$(peak_rss_kb "$FNT" import-chrome --warehouse "$WH" "$T/big.json") \
+  || fail "import of big.json"
 echo "big.json: $(stat -c %s "$T/big.json") bytes, 2000016 events, peak RSS $rss KiB"
 rm -f "$T/big.json"
 if [ -z "${FNT_PRELOAD:-}" ]; then

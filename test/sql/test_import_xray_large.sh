@@ -12,17 +12,8 @@
 # The ASan build imports 2M-event logs and asserts no RSS (ASan's shadow
 # memory and quarantine are not the importer's; 20M events there take
 # minutes).
-set -euo pipefail
-: "${FNT_BUILD:?}" "${FNT_SOURCE:?}" "${FNT_TEST_TMP:?}"
-FNT="$FNT_BUILD/fnt"
-T="$FNT_TEST_TMP/import_xray_large"
-
-for tool in clang sqlite3 /usr/bin/python3; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool not installed"; exit 77; }
-done
-rm -rf "$T"
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
+: "${FNT_SOURCE:?}"
+. "$FNT_SOURCE/test/sql/import_lib.sh" import_xray_large clang
 if ! clang -O2 -fxray-instrument -fxray-instruction-threshold=1 -pthread \
      -o "$T/prog" "$FNT_SOURCE/test/xray/prog.c" 2>"$T/clang.err"; then
   cat "$T/clang.err"
@@ -31,29 +22,13 @@ if ! clang -O2 -fxray-instrument -fxray-instruction-threshold=1 -pthread \
 fi
 clang -O2 -o "$T/gen" "$FNT_SOURCE/test/xray/gen_xray_log.c"
 
-fail(){ echo "FAIL: $*" >&2; exit 1; }
-q(){
-  { printf '.bail on\n.load %s/fntrace\n.mode tabs\n.headers off\n' "$FNT_BUILD"
-    printf ".output /dev/null\nSELECT fnt_open('%s');\n.output stdout\n" "$T/wh"
-    cat; } | LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch :memory:
-}
-# Runs a command and prints its peak RSS in KiB (getrusage of the child).
-peak_rss_kb(){
-  /usr/bin/python3 - "$@" <<'EOF'
-import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-if r.returncode != 0:
-    sys.exit('exit %d: %s' % (r.returncode, ' '.join(sys.argv[1:])))
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-EOF
-}
 # The prog's map has 10 functions: the logs use ids 1..10.
 FUNCS=10
 
 # --- order, on small logs ------------------------------------------------
 for mode in basic fdr; do
   "$T/gen" $mode 300000 8 $FUNCS "$T/small-$mode" >/dev/null
-  "$FNT" import-xray --warehouse "$T/wh" --chunk-events 70000 --binary "$T/prog" \
+  "$FNT" import-xray --warehouse "$WH" --chunk-events 70000 --binary "$T/prog" \
          "$T/small-$mode" >/dev/null || fail "import of small-$mode"
   q <<<"SELECT thread, seq_no, t_ns, kind, symbol FROM fn_trace_events
         WHERE run_id = 'small-$mode' ORDER BY seq_no;" >"$T/small-$mode.events"
@@ -68,7 +43,7 @@ LIMIT_KB=$((64 * 1024))
 for mode in basic fdr; do
   log="$T/big-$mode"
   entries=$("$T/gen" $mode $N 8 $FUNCS "$log")
-  rss=$(peak_rss_kb "$FNT" import-xray --warehouse "$T/wh" --binary "$T/prog" "$log") \
+  rss=$(peak_rss_kb "$FNT" import-xray --warehouse "$WH" --binary "$T/prog" "$log") \
     || fail "import of big-$mode"
   echo "big-$mode: $N events, $(stat -c %s "$log") bytes, peak RSS $rss KiB"
   rm -f "$log"
@@ -96,7 +71,7 @@ for s in range(1000):
 open(sys.argv[1], 'w').write('\n'.join(out) + '\n')
 PY
 for i in $(seq 300); do cat "$T/part.txt"; done >"$T/perf-big.txt"
-rss=$(peak_rss_kb "$FNT" import-perf --warehouse "$T/wh" --run-id perf-big "$T/perf-big.txt") \
+rss=$(peak_rss_kb "$FNT" import-perf --warehouse "$WH" --run-id perf-big "$T/perf-big.txt") \
   || fail "import-perf of perf-big.txt"
 echo "perf-big.txt: $(stat -c %s "$T/perf-big.txt") bytes, peak RSS $rss KiB"
 rm -f "$T/perf-big.txt"
