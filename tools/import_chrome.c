@@ -327,11 +327,9 @@ static int number_threads(importer *im){
 static const char *name_of(const importer *im, const frame *f){ return im->names[f->name]; }
 
 static int emit(importer *im, const mark *m, uint32_t name, uint8_t kind){
-  im->replayed++;
+  if( (++im->replayed & 0xffff)==0 ) progress_update(im->pg, im->replayed);
   if( !im->rf ) return 0;
-  if( run_filer_event(im->rf, (uint64_t)(m->t - im->t_min), im->th[m->thread].id, name, kind) ) return -1;
-  if( (im->replayed & 0xffff)==0 ) progress_update(im->pg, im->replayed);
-  return 0;
+  return run_filer_event(im->rf, (uint64_t)(m->t - im->t_min), im->th[m->thread].id, name, kind);
 }
 
 static int push(importer *im, thread_state *t, const mark *m){
@@ -535,7 +533,7 @@ int cmd_import_chrome(int argc, char **argv){
   if( !im.sort ){ cli_error(CMD, "out of memory"); goto done; }
   progress_begin(&pg, "reading trace", (uint64_t)sb.st_size);
   if( read_trace(&im, in) || number_threads(&im) ) goto done;
-  progress_stage(&pg, "checking nesting", 0);
+  progress_stage(&pg, "checking nesting", im.n_events);
   if( replay(&im) ) goto done;
 
   if( o.run_id ) run_id = strdup(o.run_id);

@@ -99,7 +99,7 @@ int64_t run_filer_function(run_filer *rf, const fnt_function *fn){
   return (int64_t)rf->n_fn++;
 }
 
-static int file_chunk(run_filer *rf){
+int run_filer_flush(run_filer *rf){
   fnt_chunk c = rf->run;
   int rc;
   if( rf->chunk>=rf->run.chunks ){
@@ -133,25 +133,8 @@ static int file_chunk(run_filer *rf){
   return 0;
 }
 
-int run_filer_event(run_filer *rf, uint64_t t_ns, uint32_t thread,
-                    uint32_t function, uint8_t kind){
-  fnt_event *e;
-  if( rf->n_ev==rf->chunk_events && file_chunk(rf) ) return -1;
-  if( rf->remap[function]==UINT32_MAX ){
-    rf->remap[function] = (uint32_t)rf->n_cfn;
-    rf->cfn[rf->n_cfn++] = rf->fn[function];
-  }
-  e = &rf->ev[rf->n_ev++];
-  e->seq_no = rf->seq++;
-  e->t_ns = t_ns;
-  e->thread = thread;
-  e->function = rf->remap[function];
-  e->kind = kind;
-  return 0;
-}
-
 int run_filer_end(run_filer *rf){
-  if( (rf->n_ev>0 || rf->chunk==0) && file_chunk(rf) ) return -1;
+  if( (rf->n_ev>0 || rf->chunk==0) && run_filer_flush(rf) ) return -1;
   if( rf->chunk!=rf->run.chunks || rf->seq!=(uint64_t)rf->run.total_events ){
     cli_error(rf->cmd, "%s: %llu events in %lld chunk(s), %lld in %lld announced "
               "(the input changed while it was read?)", rf->input,

@@ -57,9 +57,28 @@ int run_filer_begin(run_filer *rf, fnt_store *st, const fnt_chunk *run,
 ** returns its index for run_filer_event, or -1 (reported). */
 int64_t run_filer_function(run_filer *rf, const fnt_function *fn);
 
-/* Adds the next event; files the chunk when it is full.  0, or -1. */
-int run_filer_event(run_filer *rf, uint64_t t_ns, uint32_t thread,
-                    uint32_t function, uint8_t kind);
+/* Files the chunk filled so far (run_filer_event calls it when full).
+** 0, or -1. */
+int run_filer_flush(run_filer *rf);
+
+/* Adds the next event; files the chunk when it is full.  0, or -1.
+** Inline: it runs once per event of the run. */
+static inline int run_filer_event(run_filer *rf, uint64_t t_ns, uint32_t thread,
+                                  uint32_t function, uint8_t kind){
+  fnt_event *e;
+  if( rf->n_ev==rf->chunk_events && run_filer_flush(rf) ) return -1;
+  if( rf->remap[function]==UINT32_MAX ){
+    rf->remap[function] = (uint32_t)rf->n_cfn;
+    rf->cfn[rf->n_cfn++] = rf->fn[function];
+  }
+  e = &rf->ev[rf->n_ev++];
+  e->seq_no = rf->seq++;
+  e->t_ns = t_ns;
+  e->thread = thread;
+  e->function = rf->remap[function];
+  e->kind = kind;
+  return 0;
+}
 
 /* Files the last chunk (an empty one for a run without events) and checks
 ** that the run got the chunks it announced.  0, or -1. */
