@@ -167,7 +167,7 @@ static int read_string(chrome_reader *r, int keep){
 static int read_number(chrome_reader *r, char *tok, size_t cap){
   size_t n = 0, i = 0;
   int c;
-  while( (c = peek(r))>=0 && (strchr("+-0123456789.eE", c)) && c ){
+  while( (c = peek(r))>=0 && ((c>='0' && c<='9') || c=='-' || c=='+' || c=='.' || c=='e' || c=='E') ){
     if( n+1>=cap ) return fail(r, "number too long");
     tok[n++] = (char)c;
     r->pos++;
@@ -313,7 +313,9 @@ static int read_event(chrome_reader *r, chrome_event *ev){
     char key[8];
     if( c!='"' ) return fail(r, "expected a key");
     if( read_string(r, 1) ) return -1;
-    snprintf(key, sizeof(key), "%s", r->slen<sizeof(key) ? r->s : "");
+    /* the members read have short names: a longer key is none of them */
+    if( r->slen<sizeof(key) ) memcpy(key, r->s, r->slen+1);
+    else key[0] = 0;
     if( skip_ws(r)!=':' ) return fail(r, "expected ':' after a key");
     r->pos++;
     c = skip_ws(r);
