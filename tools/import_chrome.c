@@ -7,7 +7,8 @@
 ** What becomes events: per thread, `B` (begin) is an entry of its name, `E`
 ** (end) the exit of the thread's innermost open `B`, and `X` (complete) an
 ** entry at ts and an exit at ts + dur.  Other phases (M, i, C, b/e, ...)
-** are ignored.  ts and dur are µs; t_ns is ns from the trace's first event.
+** are ignored.  ts and dur are µs; t_ns is ns from the trace's first B, E
+** or X event.
 **
 ** Order: events sorted by (time, thread); at one time on one thread, exits
 ** before entries (innermost first: an X's exit, or an E when a B is
@@ -64,9 +65,10 @@ static void usage(FILE *out){
     "  --chunk-events N    events a chunk, default %d\n"
     "\n"
     "Times: ts and dur are µs (fractions allowed), t_ns counts ns from the\n"
-    "trace's first event.  Threads: one pid keeps its tids; several pids\n"
-    "number each (pid, tid) 1, 2, ... in (pid, tid) order (printed).  The\n"
-    "run's ts_micros is the file's modification time; source is \"chrome\".\n"
+    "trace's first B, E or X event.  Threads: one pid keeps its tids;\n"
+    "several pids number each (pid, tid) 1, 2, ... in (pid, tid) order\n"
+    "(printed).  The run's ts_micros is the file's modification time; its\n"
+    "source is \"chrome\".  Functions are the events' names.\n"
     "\n"
     "example:\n"
     "  clang -ftime-trace -ftime-trace-granularity=0 -c -O2 codec.c   # writes codec.json\n"
