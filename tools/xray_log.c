@@ -76,10 +76,10 @@ typedef struct reader {
   size_t page;                /* the page size */
   /* pass 2: the merge */
   cursor *cur;                /* one a thread with events, then unused ones */
-  unsigned __int128 *key;     /* key[i]: cur[i]'s (see merge_key) */
-  uint32_t *tree;             /* tree[1..k-1]: the loser at each node */
+  struct loser *tree;         /* tree[1..k-1]: the loser at each node */
   size_t k;                   /* leaves: threads rounded up to a power of 2 */
-  uint32_t winner;
+  uint32_t winner;            /* the cursor whose event is next */
+  unsigned __int128 winner_key;
   uint64_t since_release;
 } reader;
 
@@ -434,36 +434,42 @@ static merge_key key_of(const cursor *c){
   return (merge_key)c->ev.tsc<<64 | c->ev_off;
 }
 
+/* A node of the tree: the cursor that lost there, with its key (kept in
+** the node: one load a level, not two dependent ones). */
+typedef struct loser { merge_key key; uint32_t idx; } loser;
+
 /* The threads are merged by a tournament tree of losers (Knuth 5.4.1):
 ** log2(threads) compares an event, where a binary heap makes twice as
 ** many, each a branch no predictor guesses on interleaved threads. */
 static int merge_begin(reader *r){
   size_t i, nc = 0, k = 1;
-  uint32_t *win;
+  loser *win;
   if( r->nblk ) qsort(r->blk, r->nblk, sizeof(block), cmp_block);  /* NULL when none: UB for qsort */
   while( k<r->ntid ) k <<= 1;
   r->k = k;
   r->cur = malloc(k*sizeof(*r->cur));
-  r->key = malloc(k*sizeof(*r->key));
   r->tree = malloc(k*sizeof(*r->tree));
   win = malloc(2*k*sizeof(*win));
-  if( !r->cur || !r->key || !r->tree || !win ){ free(win); return oom(r); }
+  if( !r->cur || !r->tree || !win ){ free(win); return oom(r); }
   for(i=0; i<r->nblk; ){
     size_t j = i;
     cursor *c = &r->cur[nc];
     while( j<r->nblk && r->blk[j].thread==r->blk[i].thread ) j++;
     c->blk = i; c->end = j;
-    if( enter_block(r, c) ){ r->key[nc] = key_of(c); nc++; }
+    if( enter_block(r, c) ){ win[k+nc].key = key_of(c); nc++; }
     i = j;
   }
-  for(i=nc; i<k; i++) r->key[i] = KEY_END;
-  for(i=0; i<k; i++) win[k+i] = (uint32_t)i;
-  for(i=k; i-->1; ){
-    uint32_t a = win[2*i], b = win[2*i+1];
-    if( r->key[b] < r->key[a] ){ win[i] = b; r->tree[i] = a; }
-    else{ win[i] = a; r->tree[i] = b; }
+  for(i=0; i<k; i++){
+    win[k+i].idx = (uint32_t)i;
+    if( i>=nc ) win[k+i].key = KEY_END;
   }
-  r->winner = win[1];
+  for(i=k; i-->1; ){
+    const loser *a = &win[2*i], *b = &win[2*i+1];
+    if( b->key < a->key ){ win[i] = *b; r->tree[i] = *a; }
+    else{ win[i] = *a; r->tree[i] = *b; }
+  }
+  r->winner = win[1].idx;
+  r->winner_key = win[1].key;
   free(win);
   /* pass 1's pages: all of them, the merge faults in what it reads */
   madvise((void*)r->p, r->size, MADV_DONTNEED);
@@ -472,27 +478,31 @@ static int merge_begin(reader *r){
 
 size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max){
   reader *r = &s->r;
-  merge_key *key = r->key;
-  uint32_t *tree = r->tree, w = r->winner;
+  loser *tree = r->tree;
+  uint32_t w = r->winner;
+  merge_key wk = r->winner_key;
   size_t n = 0, node;
-  while( n<max && key[w]!=KEY_END ){
+  while( n<max && wk!=KEY_END ){
     cursor *c = &r->cur[w];
     out[n++] = c->ev;
     if( c->left>0 ){
       decode(r, c);
-      key[w] = key_of(c);
+      wk = key_of(c);
     }else{
       c->blk++;
-      key[w] = enter_block(r, c) ? key_of(c) : KEY_END;
+      wk = enter_block(r, c) ? key_of(c) : KEY_END;
     }
     for(node=(w + r->k)>>1; node>0; node>>=1){
-      uint32_t l = tree[node];
-      int swap = key[l] < key[w];
-      tree[node] = swap ? w : l;
-      w = swap ? l : w;
+      loser *l = &tree[node];
+      if( l->key < wk ){
+        loser t = *l;
+        l->key = wk; l->idx = w;
+        wk = t.key; w = t.idx;
+      }
     }
   }
   r->winner = w;
+  r->winner_key = wk;
   /* The merge reads each thread's records where they are: the pages it
   ** touched are dropped every 4 MiB or so of records, whatever the
   ** threads (a cursor refaults at most its current page). */
@@ -509,7 +519,7 @@ void xray_stream_close(xray_stream *s){
   if( !s ) return;
   r = &s->r;
   if( r->p ) munmap((void*)r->p, r->size);
-  free(r->blk); free(r->cur); free(r->key); free(r->tree);
+  free(r->blk); free(r->cur); free(r->tree);
   free(r->tid_key); free(r->tid_val); free(r->thread_tid); free(r->thread_used);
   free(s);
 }
