@@ -5,9 +5,10 @@
 ** as a stream, one event at a time, in fixed memory.  Of the C JSON
 ** libraries Debian packages, jansson, json-c and cJSON build a tree of the
 ** whole document (json-c's incremental tokener still returns whole values:
-** the one "traceEvents" array), and yajl, the one streaming parser, is
-** unmaintained upstream since 2014 and hands numbers over as doubles or
-** longs.  ext/json.c, the project's reader, parses a chunk's fixed shape
+** the one "traceEvents" array), simdjson (C++) parses a document held
+** whole in memory (iterate_many streams documents, not one array's
+** elements), and yajl, the one streaming C parser, is unmaintained
+** upstream since 2014 and hands numbers over as doubles or longs.  ext/json.c, the project's reader, parses a chunk's fixed shape
 ** from one buffer in memory.  The six members read here are few and known,
 ** so this file scans the bytes once through a 1 MiB buffer: the members it
 ** needs are decoded, every other value is skipped with a bracket stack
