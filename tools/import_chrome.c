@@ -441,7 +441,19 @@ static int replay_points(importer *im, const mark *pts, size_t n){
   return 0;
 }
 
+/* Marks at one time on one thread are replayed together: a bound keeps
+** that buffer small whatever the trace (no real trace comes near it). */
+#define MAX_GROUP 100000
+
 static int add_to_group(importer *im, const mark *m){
+  if( im->n_group==MAX_GROUP ){
+    const thread_state *t = &im->th[m->thread];
+    cli_error(CMD, "%s: more than %d B, E and X marks at %.3f µs on pid %lld tid %lld "
+              "(traceEvents[%llu] is one): not a trace of calls", im->file, MAX_GROUP,
+              (double)m->t/1e3, (long long)t->pid, (long long)t->tid,
+              (unsigned long long)m->index);
+    return -1;
+  }
   if( im->n_group==im->cap_group ){
     size_t ncap = im->cap_group ? im->cap_group*2 : 64;
     mark *ng = realloc(im->group, ncap*sizeof(*ng));

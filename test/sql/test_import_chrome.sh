@@ -118,6 +118,11 @@ expect_error bad-tid '[{"ph":"B","tid":"main","ts":0,"name":"a"}]' "traceEvents\
 expect_error no-events '{"displayTimeUnit":"ns","otherData":{}}' 'no "traceEvents" member'
 expect_error malformed '{"traceEvents":[{"ph":"X","tid":1,"ts":0,"dur":1,"name":"a"} {"ph":"X"}]}' \
   "byte 61: expected ',' or '\]' after traceEvents\[0\]"
+/usr/bin/python3 -c 'import json; print(json.dumps([{"ph": "X", "tid": 1, "ts": 5, "dur": 0, "name": "p"}] * 50001))' >"$T/crowd.json"
+rc=0
+"$FNT" import-chrome --warehouse "$WH" "$T/crowd.json" >/dev/null 2>"$T/bad.err" || rc=$?
+[ "$rc" = 1 ] && grep -q "more than 100000 B, E and X marks at 5.000 µs on pid 0 tid 1" "$T/bad.err" \
+  || { cat "$T/bad.err"; fail "100,002 marks at one time on one thread were not refused"; }
 expect_error garbage '[{"ph":"X","tid":1,"ts":0,"dur":1,"name":"a"}] x' "byte 47: unexpected text after the trace"
 
 # --- a large trace: the sort spills, memory stays bounded --------------------
