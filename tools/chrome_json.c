@@ -109,14 +109,34 @@ static int read_string(chrome_reader *r, int keep){
   r->slen = 0;
   r->pos++;
   for(;;){
-    int c = peek(r);
+    int c;
+    /* the plain bytes up to a quote, a backslash or the buffer's end */
+    size_t i = r->pos;
+    while( i<r->len && r->buf[i]!='"' && r->buf[i]!='\\' && r->buf[i]>=0x20 ) i++;
+    if( keep && i>r->pos ){
+      size_t n = i - r->pos;
+      if( r->slen + n + 1 > r->scap ){
+        size_t ncap = r->scap ? r->scap : 256;
+        char *ns;
+        while( ncap < r->slen + n + 1 ) ncap *= 2;
+        ns = realloc(r->s, ncap);
+        if( !ns ) return fail(r, "out of memory");
+        r->s = ns; r->scap = ncap;
+      }
+      memcpy(r->s + r->slen, r->buf + r->pos, n);
+      r->slen += n;
+    }
+    r->pos = i;
+    c = peek(r);
     if( c<0 ) return fail(r, "unterminated string");
     if( c=='"' ){ r->pos++; break; }
     if( c<0x20 ) return fail(r, "control character in a string");
+    if( c!='\\' ) continue;      /* the buffer ended: refilled by peek */
     r->pos++;
-    if( c=='\\' ){
+    {
       unsigned u, lo;
       c = peek(r);
+      if( c<0 ) return fail(r, "unterminated string");
       r->pos++;
       switch( c ){
         case '"': case '\\': case '/': break;
