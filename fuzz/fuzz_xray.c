@@ -71,16 +71,34 @@ static void checkLog(const xray_log *log){
   }
 }
 
+/* The first pass's event hook: counts and sums the function ids. */
+typedef struct seen { uint64_t n; int64_t id_sum; } seen;
+static void onEvent(void *arg, int32_t func_id, uint8_t kind){
+  seen *s = arg;
+  if( kind>FNT_KIND_TAIL_EXIT ) abort();
+  s->n++;
+  s->id_sum += func_id;
+}
+
 /* The stream, read in batches of `batch` events, gives the same events
-** as the whole read (the importer reads batches; xray_log_read one). */
+** as the whole read (the importer reads batches; xray_log_read one), and
+** its first pass hooked every one of them. */
 static void checkStream(const xray_log *log, size_t batch){
   xray_stream *s;
   xray_log info;
   xray_event buf[7];
+  xray_hooks hooks;
+  seen sn = {0, 0};
   char err[512];
   size_t got, n = 0, i;
-  if( xray_stream_open(g_path, &info, &s, 0, 0, err, sizeof(err)) ) abort();
+  int64_t id_sum = 0;
+  memset(&hooks, 0, sizeof(hooks));
+  hooks.event = onEvent;
+  hooks.arg = &sn;
+  if( xray_stream_open(g_path, &info, &s, &hooks, err, sizeof(err)) ) abort();
   if( info.n_events!=log->n_events || info.first_tsc!=log->first_tsc ) abort();
+  for(i=0; i<log->n_events; i++) id_sum += log->events[i].func_id;
+  if( sn.n!=log->n_events || sn.id_sum!=id_sum ) abort();
   while( (got = xray_stream_read(s, buf, batch))>0 ){
     for(i=0; i<got; i++, n++){
       const xray_event *a = &buf[i], *b = &log->events[n];

@@ -178,6 +178,7 @@ int cmd_import_xray(int argc, char **argv){
   char err[512];
   xray_log log;
   xray_stream *xs = 0;
+  xray_hooks hooks;
   xray_event *batch = 0;
   elf_symbols *syms = 0;
   fnt_room *room = 0;
@@ -213,7 +214,10 @@ int cmd_import_xray(int argc, char **argv){
     goto done;
   }
   progress_begin(&pg, "reading log", stat(o.input, &sb)==0 ? (uint64_t)sb.st_size : 0);
-  if( xray_stream_open(o.input, &log, &xs, read_tick, &pg, err, sizeof(err)) ){
+  hooks.tick = read_tick;
+  hooks.event = 0;
+  hooks.arg = &pg;
+  if( xray_stream_open(o.input, &log, &xs, &hooks, err, sizeof(err)) ){
     progress_end(&pg);
     cli_error(CMD, "%s: %s", o.input, err);
     goto done;

@@ -71,8 +71,7 @@ typedef struct reader {
   int in_block; uint32_t cur_tid;
   /* pass 1: bytes below this were handed back to the kernel */
   size_t released;
-  void (*tick)(void *arg, uint64_t bytes);
-  void *tick_arg;
+  xray_hooks hooks;           /* all NULL when none were given */
   size_t page;                /* the page size */
   /* pass 2: the merge */
   cursor *cur;                /* one a thread with events, then unused ones */
@@ -173,13 +172,14 @@ static int block_begin(reader *r, uint32_t tid, size_t off){
 }
 
 /* Pass 1 counts an event of the current block. */
-static void count_event(reader *r, uint64_t tsc){
+static void count_event(reader *r, uint64_t tsc, int32_t func_id, int kind){
   block *b = &r->blk[r->nblk-1];
   xray_log *log = r->log;
   if( b->count++==0 ) b->first_tsc = tsc;
   if( log->n_events==0 || tsc<log->first_tsc ) log->first_tsc = tsc;
   if( log->n_events==0 || tsc>log->last_tsc ) log->last_tsc = tsc;
   log->n_events++;
+  if( r->hooks.event ) r->hooks.event(r->hooks.arg, func_id, (uint8_t)kind);
   if( !r->thread_used[b->thread] ){
     r->thread_used[b->thread] = 1;
     log->n_threads++;
@@ -196,7 +196,7 @@ static void release_behind(reader *r, size_t off){
   to = off & ~(r->page-1);
   madvise((void*)(r->p + r->released), to - r->released, MADV_DONTNEED);
   r->released = to;
-  if( r->tick ) r->tick(r->tick_arg, (uint64_t)off);
+  if( r->hooks.tick ) r->hooks.tick(r->hooks.arg, (uint64_t)off);
 }
 
 /* XRay's record kinds (0 enter, 1 exit, 2 tail exit, 3 enter with argument)
@@ -230,7 +230,7 @@ static int read_basic(reader *r){
     if( !r->in_block || tid!=r->cur_tid ){
       if( block_begin(r, tid, off) ) return -1;
     }
-    count_event(r, rd64(q+8));
+    count_event(r, rd64(q+8), (int32_t)rd32(q+4), kind);
   }
   return 0;
 }
@@ -335,7 +335,7 @@ static int read_fdr_records(reader *r, size_t off, size_t end){
         if( !r->in_block ) return fail(r, off, "function record before any NewBuffer record");
         if( !have_base ) return fail(r, off, "function record before any NewCPUId record");
         base += rd32(q+4);
-        count_event(r, base);
+        count_event(r, base, (int32_t)(w>>4), kind);
       }
       off += FDR_FUNCTION;
     }
@@ -525,8 +525,7 @@ void xray_stream_close(xray_stream *s){
 }
 
 int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
-                     void (*tick)(void *arg, uint64_t bytes), void *tick_arg,
-                     char *err, size_t errlen){
+                     const xray_hooks *hooks, char *err, size_t errlen){
   xray_stream *s;
   reader *r;
   struct stat sb;
@@ -540,7 +539,7 @@ int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
   if( !s ){ snprintf(err, errlen, "out of memory"); return -1; }
   r = &s->r;
   r->log = log; r->err = err; r->errlen = errlen;
-  r->tick = tick; r->tick_arg = tick_arg;
+  if( hooks ) r->hooks = *hooks;
   r->page = (size_t)sysconf(_SC_PAGESIZE);
   fd = open(path, O_RDONLY | O_CLOEXEC);
   if( fd<0 || fstat(fd, &sb)!=0 ){
@@ -603,7 +602,7 @@ int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
 int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen){
   xray_stream *s;
   size_t n;
-  if( xray_stream_open(path, log, &s, 0, 0, err, errlen) ) return -1;
+  if( xray_stream_open(path, log, &s, 0, err, errlen) ) return -1;
   log->events = malloc((log->n_events ? log->n_events : 1)*sizeof(*log->events));
   if( !log->events ){
     xray_stream_close(s);

@@ -57,14 +57,23 @@ int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen);
 ** xray_stream_read() hands out the events in the same order, decoding them
 ** from the mapped file as the merge reaches them.  The mapping's pages are
 ** handed back to the kernel as they are passed, so the reader's RSS stays
-** a few tens of MiB whatever the log's size.  `tick`, when not NULL, is
-** called now and then during the first pass with the bytes read so far.
+** a few tens of MiB whatever the log's size.
 ** @return 0 and *out (close with xray_stream_close), or -1 with a message
 **         in err (*out NULL, log left empty). */
 typedef struct xray_stream xray_stream;
+
+/* What the first pass reports as it goes (hooks and members may be NULL):
+** `tick` now and then, with the bytes read so far (a progress bar); `event`
+** each event, in file order (checks that need every event before anything
+** is filed, such as the binary's). */
+typedef struct xray_hooks {
+  void (*tick)(void *arg, uint64_t bytes);
+  void (*event)(void *arg, int32_t func_id, uint8_t kind);
+  void *arg;
+} xray_hooks;
+
 int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
-                     void (*tick)(void *arg, uint64_t bytes), void *tick_arg,
-                     char *err, size_t errlen);
+                     const xray_hooks *hooks, char *err, size_t errlen);
 /* Up to max next events into out; returns how many (0 at the end). */
 size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max);
 /* Unmaps the log and frees the index.  NULL ok. */
