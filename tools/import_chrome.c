@@ -46,7 +46,7 @@
 
 static void usage(FILE *out){
   fprintf(out,
-    "usage: fnt import-chrome [options] FILE\n"
+    "usage: fnt import-chrome [options] FILE|-\n"
     "\n"
     "Files a Chrome Trace Event JSON file (the array of events, or the object\n"
     "with \"traceEvents\") as one run of fn_trace_events, in chunks, read as a\n"
@@ -60,6 +60,7 @@ static void usage(FILE *out){
     "  --repo REPO         default \"" IMPORT_DEFAULT_REPO "\"\n"
     "  --commit SHA        default none (NULL)\n"
     "  --run-id ID         default FILE's name without a trailing \".json\"\n"
+    "                      (\"stdin\" for -, which reads the trace from stdin)\n"
     "  --target NAME       default the same as the run id\n"
     "  --room FILE         TSV of symbol<TAB>stable_id lines naming functions\n"
     "  --chunk-events N    events a chunk, default %d\n"
@@ -67,12 +68,13 @@ static void usage(FILE *out){
     "Times: ts and dur are µs (fractions allowed), t_ns counts ns from the\n"
     "trace's first B, E or X event.  Threads: one pid keeps its tids;\n"
     "several pids number each (pid, tid) 1, 2, ... in (pid, tid) order\n"
-    "(printed).  The run's ts_micros is the file's modification time; its\n"
-    "source is \"chrome\".  Functions are the events' names.\n"
+    "(printed).  The run's ts_micros is the file's modification time (now\n"
+    "for a pipe); its source is \"chrome\".  Functions are the events' names.\n"
     "\n"
     "example:\n"
     "  clang -ftime-trace -ftime-trace-granularity=0 -c -O2 codec.c   # writes codec.json\n"
     "  fnt import-chrome --repo acme/widget codec.json\n"
+    "  zcat trace.json.gz | fnt import-chrome --run-id nightly -\n"
     "  fnt heat codec --top 10\n",
     IMPORT_DEFAULT_CHUNK_EVENTS);
 }
@@ -520,7 +522,7 @@ int cmd_import_chrome(int argc, char **argv){
   const char *warehouse;
   size_t i, mapped = 0;
   double t0 = run_filer_clock();
-  int rc, status = 1;
+  int rc, status = 1, from_stdin;
   progress pg;
   struct stat sb;
 
@@ -538,11 +540,13 @@ int cmd_import_chrome(int argc, char **argv){
     cli_error(CMD, "%s", err);
     goto done;
   }
-  in = fopen(o.input, "rb");
+  from_stdin = strcmp(o.input, "-")==0;   /* e.g. zcat trace.json.gz | fnt import-chrome - */
+  in = from_stdin ? stdin : fopen(o.input, "rb");
   if( !in || fstat(fileno(in), &sb)!=0 ){
     cli_error(CMD, "%s: %s", o.input, strerror(errno));
     goto done;
   }
+  if( !S_ISREG(sb.st_mode) ) sb.st_size = 0;   /* a pipe: no size for the progress bar */
   im.sort = ext_sort_new(sizeof(mark), cmp_mark, SORT_MEMORY);
   if( !im.sort ){ cli_error(CMD, "out of memory"); goto done; }
   progress_begin(&pg, "reading trace", (uint64_t)sb.st_size);
@@ -551,6 +555,7 @@ int cmd_import_chrome(int argc, char **argv){
   if( replay(&im) ) goto done;
 
   if( o.run_id ) run_id = strdup(o.run_id);
+  else if( from_stdin ) run_id = strdup("stdin");
   else{
     const char *b = import_base_name(o.input);
     size_t n = strlen(b);
@@ -562,7 +567,8 @@ int cmd_import_chrome(int argc, char **argv){
   run.repo = o.repo ? o.repo : IMPORT_DEFAULT_REPO;
   run.commit = o.commit;
   run.run_id = run_id;
-  run.ts_micros = (int64_t)sb.st_mtim.tv_sec*1000000 + sb.st_mtim.tv_nsec/1000;
+  /* the file's mtime; for a pipe, now */
+  run.ts_micros = S_ISREG(sb.st_mode) ? (int64_t)sb.st_mtim.tv_sec*1000000 + sb.st_mtim.tv_nsec/1000 : -1;
   run.target = o.target ? o.target : run_id;
   run.source = "chrome";
   run.chunks = im.n_events ? (int64_t)((im.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
@@ -620,7 +626,7 @@ done:
   free(im.th); free(im.th_slot);
   free(im.group); free(im.done);
   ext_sort_free(im.sort);
-  if( in ) fclose(in);
+  if( in && !from_stdin ) fclose(in);
   free(run_id);
   room_free(room);
   fnt_close(st);

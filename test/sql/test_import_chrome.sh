@@ -97,6 +97,12 @@ $got
 want
 $want"
 
+# the same trace through a pipe (gzipped, as traces are often kept)
+gzip -c "$T/edge.json" | gzip -dc | "$FNT" import-chrome --warehouse "$WH" --run-id piped - >"$T/piped.out" \
+  || { cat "$T/piped.out"; fail "import-chrome - (stdin)"; }
+[ "$(q <<<"SELECT key, inclusive_ns, self_ns, calls FROM fnt_heat('piped');")" = "$(cat "$T/edge.heat")" ] \
+  || fail "the trace read from stdin differs from the file's"
+
 # --- bad traces: an error naming the event, nothing filed -------------------
 runs_before=$(q <<<"SELECT count(*) FROM fn_trace_runs;")
 expect_error(){   # NAME JSON PATTERN
