@@ -6,7 +6,8 @@
 ** to one scratch file first.  A log that reads must hold what the header
 ** promises: events in the order documented in xray_log.h (never reordered
 ** within a thread), first_tsc/last_tsc their extremes, n_threads the
-** distinct tids; a log that does not read must say where.
+** distinct tids, and the stream read in small batches must give the same
+** events; a log that does not read must say where.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,45 @@ static void checkLog(const xray_log *log){
   }
 }
 
+/* The first pass's event hook: counts and sums the function ids. */
+typedef struct seen { uint64_t n; int64_t id_sum; } seen;
+static void onEvent(void *arg, int32_t func_id, uint8_t kind){
+  seen *s = arg;
+  if( kind>FNT_KIND_TAIL_EXIT ) abort();
+  s->n++;
+  s->id_sum += func_id;
+}
+
+/* The stream, read in batches of `batch` events, gives the same events
+** as the whole read (the importer reads batches; xray_log_read one), and
+** its first pass hooked every one of them. */
+static void checkStream(const xray_log *log, size_t batch){
+  xray_stream *s;
+  xray_log info;
+  xray_event buf[7];
+  xray_hooks hooks;
+  seen sn = {0, 0};
+  char err[512];
+  size_t got, n = 0, i;
+  int64_t id_sum = 0;
+  memset(&hooks, 0, sizeof(hooks));
+  hooks.event = onEvent;
+  hooks.arg = &sn;
+  if( xray_stream_open(g_path, &info, &s, &hooks, err, sizeof(err)) ) abort();
+  if( info.n_events!=log->n_events || info.first_tsc!=log->first_tsc ) abort();
+  for(i=0; i<log->n_events; i++) id_sum += log->events[i].func_id;
+  if( sn.n!=log->n_events || sn.id_sum!=id_sum ) abort();
+  while( (got = xray_stream_read(s, buf, batch))>0 ){
+    for(i=0; i<got; i++, n++){
+      const xray_event *a = &buf[i], *b = &log->events[n];
+      if( n>=log->n_events || a->tsc!=b->tsc || a->tid!=b->tid
+       || a->func_id!=b->func_id || a->kind!=b->kind ) abort();
+    }
+  }
+  if( n!=log->n_events ) abort();
+  xray_stream_close(s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   xray_log log;
   char err[512];
@@ -77,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   if( fuzz_write_file(g_path, data, size) ) abort();
   if( xray_log_read(g_path, &log, err, sizeof(err))==0 ){
     checkLog(&log);
+    checkStream(&log, 1 + size % 7);
     xray_log_free(&log);
   }else{
     if( err[0]==0 ) abort();                       /* a failure says why */

@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
   {"import-xray", cmd_import_xray, "file an LLVM XRay log (basic or FDR mode) as a run"},
   {"import-perf", cmd_import_perf, "file a perf.data or `perf script` output as a profile"},
+  {"import-chrome", cmd_import_chrome, "file a Chrome Trace Event JSON file (clang -ftime-trace, ...) as a run"},
   {"ls",          cmd_ls,          "list runs and profiles, newest first"},
   {"heat",        cmd_heat,        "the hottest functions of a run"},
   {"account",     cmd_account,     "per function of a run: calls, p50/p90/p99, max, sum (llvm-xray account)"},
@@ -73,7 +74,7 @@ static void usage(FILE *out){
     "\n"
     "commands:\n");
   for(i=0; i<NCOMMANDS; i++){
-    fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
   }
   cli_globals_help(out);
   fprintf(out,

@@ -12,6 +12,7 @@
 ** status (0 ok, 1 failure, 2 usage error). */
 int cmd_import_xray(int argc, char **argv);   /* import_xray.c */
 int cmd_import_perf(int argc, char **argv);   /* import_perf.c */
+int cmd_import_chrome(int argc, char **argv); /* import_chrome.c */
 int cmd_ls(int argc, char **argv);            /* read.c */
 int cmd_heat(int argc, char **argv);          /* read.c */
 int cmd_compare(int argc, char **argv);       /* compare.c */

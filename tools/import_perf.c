@@ -40,6 +40,7 @@
 #include <xxhash.h>
 
 #include "fnt.h"
+#include "import_opts.h"
 #include "perf_script.h"
 #include "room.h"
 
@@ -80,11 +81,6 @@ static void usage(FILE *out){
 }
 
 /* The file name part of a path. */
-static const char *base_name(const char *path){
-  const char *s = strrchr(path, '/');
-  return s && s[1] ? s+1 : path;
-}
-
 /* XXH3-64 of the whole of fd (from its current offset); 0 ok, -1 errno. */
 static int hash_fd(int fd, uint64_t *out){
   char buf[1<<16];
@@ -291,7 +287,7 @@ int cmd_import_perf(int argc, char **argv){
     struct stat sb;
     ssize_t n;
     int fd = open(path, O_RDONLY);
-    name = base_name(path);
+    name = import_base_name(path);
     if( fd<0 ){
       cli_error(CMD, "%s: %s", path, strerror(errno));
       goto done;

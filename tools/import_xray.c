@@ -4,14 +4,13 @@
 **   fnt import-xray --binary ./prog xray-log.prog.XbVh2a
 **
 ** The whole log is read and checked before anything is filed (a malformed
-** log files nothing); the binary names the function ids; the run is then
-** cut into chunks of --chunk-events events in seq_no order, each filed by
-** fnt_file_chunk() in one atomic, idempotent commit.  So an import that is
-** killed midway and run again files every chunk exactly once, and a second
-** import of the same log files nothing ("already filed").
-**
-** Test hook: FNT_TEST_KILL_AFTER_CHUNK=k makes the process _exit(137) right
-** after chunk k has been filed, as a kill -9 there would.
+** log files nothing; xray_log.h's first pass); the binary names the
+** function ids; the events are then merged into seq_no order as they are
+** filed, in chunks of --chunk-events events, each by fnt_file_chunk() in
+** one atomic, idempotent commit (run_filer.h).  So an import that is killed
+** midway and run again files every chunk exactly once, a second import of
+** the same log files nothing ("already filed"), and the memory used is one
+** chunk's, whatever the log's size.
 */
 #include <errno.h>
 #include <stdint.h>
@@ -19,19 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "binary_check.h"
 #include "elf_symbols.h"
 #include "fnt.h"
+#include "import_opts.h"
 #include "progress.h"
 #include "room.h"
+#include "run_filer.h"
 #include "xray_log.h"
 
 #define CMD "import-xray"
-#define DEFAULT_REPO "local"
-#define DEFAULT_CHUNK_EVENTS 1000000
 
 static void usage(FILE *out){
   fprintf(out,
@@ -43,7 +40,7 @@ static void usage(FILE *out){
     "\n"
     "  --binary BIN        the instrumented executable that wrote LOG (required):\n"
     "                      its xray_instr_map and symbols name the functions\n"
-    "  --repo REPO         default \"" DEFAULT_REPO "\"\n"
+    "  --repo REPO         default \"" IMPORT_DEFAULT_REPO "\"\n"
     "  --commit SHA        default none (NULL)\n"
     "  --run-id ID         default LOG's file name without a leading \"xray-log.\"\n"
     "  --target NAME       default BIN's file name\n"
@@ -69,79 +66,8 @@ static void usage(FILE *out){
     "  XRAY_OPTIONS='patch_premain=true xray_mode=xray-basic xray_logfile_base=xray-log.' \\\n"
     "  XRAY_BASIC_OPTIONS='func_duration_threshold_us=0 max_stack_depth=4096' ./prog\n"
     "  fnt import-xray --repo acme/widget --commit 9f1c2e0 --binary ./prog xray-log.prog.*\n",
-    DEFAULT_CHUNK_EVENTS);
+    IMPORT_DEFAULT_CHUNK_EVENTS);
   cli_globals_help(out);
-}
-
-/* The options of one invocation. */
-typedef struct opts {
-  const char *repo, *commit, *run_id, *target, *room, *binary, *log;
-  int64_t chunk_events;
-  int force;
-} opts;
-
-/* Parses argv; returns 0 ok, 1 --help shown, 2 usage error (reported). */
-static int parse_args(int argc, char **argv, opts *o){
-  int i;
-  memset(o, 0, sizeof(*o));
-  o->chunk_events = DEFAULT_CHUNK_EVENTS;
-  for(i=1; i<argc; i++){
-    const char *a = argv[i], *val = 0, *eq;
-    static const char *const with_value[] = {
-      "--repo", "--commit", "--run-id", "--target", "--room",
-      "--chunk-events", "--binary"
-    };
-    size_t k, nlen;
-    if( strcmp(a, "--help")==0 || strcmp(a, "-h")==0 ){ usage(stdout); return 1; }
-    if( strcmp(a, "--force")==0 ){ o->force = 1; continue; }
-    if( a[0]!='-' || strcmp(a, "-")==0 ){
-      if( o->log ){ cli_error(CMD, "more than one LOG given ('%s', '%s')", o->log, a); return 2; }
-      o->log = a;
-      continue;
-    }
-    eq = strchr(a, '=');
-    nlen = eq ? (size_t)(eq - a) : strlen(a);
-    for(k=0; k<sizeof(with_value)/sizeof(with_value[0]); k++){
-      if( strlen(with_value[k])==nlen && strncmp(a, with_value[k], nlen)==0 ) break;
-    }
-    if( k==sizeof(with_value)/sizeof(with_value[0]) ){
-      cli_error(CMD, "unknown option '%s' (see fnt import-xray --help)", a);
-      return 2;
-    }
-    if( eq ) val = eq+1;
-    else if( i+1<argc ) val = argv[++i];
-    else { cli_error(CMD, "%s needs a value", a); return 2; }
-    switch( k ){
-      case 0: o->repo = val; break;
-      case 1: o->commit = val; break;
-      case 2: o->run_id = val; break;
-      case 3: o->target = val; break;
-      case 4: o->room = val; break;
-      case 5: {
-        char *end;
-        long long n;
-        errno = 0;
-        n = strtoll(val, &end, 10);
-        if( errno || end==val || *end || n<=0 ){
-          cli_error(CMD, "--chunk-events: '%s' is not a positive number", val);
-          return 2;
-        }
-        o->chunk_events = n;
-        break;
-      }
-      case 6: o->binary = val; break;
-    }
-  }
-  if( !o->binary ){ cli_error(CMD, "--binary BIN is required (see --help)"); return 2; }
-  if( !o->log ){ cli_error(CMD, "no LOG given (see --help)"); return 2; }
-  if( o->repo && !o->repo[0] ){ cli_error(CMD, "--repo must not be empty"); return 2; }
-  if( o->run_id && !o->run_id[0] ){ cli_error(CMD, "--run-id must not be empty"); return 2; }
-  return 0;
-}
-
-static const char *base_name(const char *path){
-  const char *s = strrchr(path, '/');
-  return s ? s+1 : path;
 }
 
 /* Appends s to out as a JSON string literal; returns the bytes needed. */
@@ -177,171 +103,129 @@ static char *binaries_json(const char *bin, const char *build_id){
   return out;
 }
 
-static double now_s(void){
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec/1e9;
-}
-
-/* The run's functions: one per distinct xray function id its events use. */
-typedef struct run_functions {
-  fnt_function *fn;       /* symbol, stable_id (from the room), local */
-  size_t n, cap;
-  int32_t *key;           /* open addressing: func_id -> index */
+/* The run's functions: xray function id -> the filer's function index,
+** each named (and its stable_id looked up) when its first event streams by. */
+typedef struct id_map {
+  int32_t *key;           /* open addressing */
   uint32_t *val;
-  size_t hcap;
-  uint32_t *of_event;     /* of_event[i]: the function of log event i */
-} run_functions;
+  size_t hcap, n;
+} id_map;
 
-static size_t slot_of(const run_functions *rf, int32_t id){
-  size_t h = ((uint32_t)id*2654435761u) & (rf->hcap-1);
-  while( rf->val[h]!=UINT32_MAX && rf->key[h]!=id ) h = (h+1) & (rf->hcap-1);
+static size_t slot_of(const id_map *m, int32_t id){
+  size_t h = ((uint32_t)id*2654435761u) & (m->hcap-1);
+  while( m->val[h]!=UINT32_MAX && m->key[h]!=id ) h = (h+1) & (m->hcap-1);
   return h;
 }
 
-/* Doubles the id -> index table (ids outside the map can be many in a
-** damaged log; they are named "#id" and still filed). */
-static int grow_table(run_functions *rf){
-  run_functions old = *rf;
+/* Doubles the table (ids outside the map can be many in a damaged log;
+** they are named "#id" and still filed). */
+static int grow_table(id_map *m){
+  id_map old = *m;
   size_t j;
-  rf->hcap = old.hcap ? old.hcap*2 : 64;
-  rf->key = malloc(rf->hcap*sizeof(*rf->key));
-  rf->val = malloc(rf->hcap*sizeof(*rf->val));
-  if( !rf->key || !rf->val ){
-    free(rf->key); free(rf->val);
-    rf->key = old.key; rf->val = old.val; rf->hcap = old.hcap;
+  m->hcap = old.hcap ? old.hcap*2 : 64;
+  m->key = malloc(m->hcap*sizeof(*m->key));
+  m->val = malloc(m->hcap*sizeof(*m->val));
+  if( !m->key || !m->val ){
+    free(m->key); free(m->val);
+    *m = old;
     return -1;
   }
-  memset(rf->val, 0xff, rf->hcap*sizeof(*rf->val));
+  memset(m->val, 0xff, m->hcap*sizeof(*m->val));
   for(j=0; j<old.hcap; j++){
     if( old.val[j]!=UINT32_MAX ){
-      size_t h = slot_of(rf, old.key[j]);
-      rf->key[h] = old.key[j];
-      rf->val[h] = old.val[j];
+      size_t h = slot_of(m, old.key[j]);
+      m->key[h] = old.key[j];
+      m->val[h] = old.val[j];
     }
   }
   free(old.key); free(old.val);
   return 0;
 }
 
-static int run_functions_build(run_functions *rf, const xray_log *log,
-                               elf_symbols *syms, const fnt_room *room){
-  size_t i;
-  memset(rf, 0, sizeof(*rf));
-  rf->of_event = malloc((log->n_events ? log->n_events : 1)*sizeof(*rf->of_event));
-  if( !rf->of_event || grow_table(rf) ) return -1;
-  for(i=0; i<log->n_events; i++){
-    int32_t id = log->events[i].func_id;
-    size_t h = slot_of(rf, id);
-    if( rf->val[h]==UINT32_MAX ){
-      fnt_function *f;
-      if( (rf->n+1)*2 > rf->hcap ){
-        if( grow_table(rf) ) return -1;
-        h = slot_of(rf, id);
-      }
-      if( rf->n==rf->cap ){
-        size_t ncap = rf->cap ? rf->cap*2 : 64;
-        fnt_function *nf = realloc(rf->fn, ncap*sizeof(*nf));
-        if( !nf ) return -1;
-        rf->fn = nf; rf->cap = ncap;
-      }
-      f = &rf->fn[rf->n];
-      f->symbol = elf_symbols_name(syms, id);
-      if( f->symbol[0]=='#' ){
-        /* "#id" lives in a scratch buffer: keep a copy */
-        f->symbol = strdup(f->symbol);
-        if( !f->symbol ) return -1;
-      }
-      f->stable_id = room_lookup(room, f->symbol);
-      f->local = elf_symbols_has(syms, id);
-      rf->key[h] = id;
-      rf->val[h] = (uint32_t)rf->n++;
-    }
-    rf->of_event[i] = rf->val[h];
+/* The filer's index of function id (added, named, when new); -1 on error
+** (reported). */
+static int64_t function_of(id_map *m, int32_t id, run_filer *rf,
+                           elf_symbols *syms, const fnt_room *room){
+  size_t h = slot_of(m, id);
+  fnt_function f;
+  int64_t k;
+  if( m->val[h]!=UINT32_MAX ) return m->val[h];
+  if( (m->n+1)*2 > m->hcap ){
+    if( grow_table(m) ){ cli_error(CMD, "out of memory"); return -1; }
+    h = slot_of(m, id);
   }
-  return 0;
+  f.symbol = elf_symbols_name(syms, id);
+  f.local = elf_symbols_has(syms, id);
+  if( f.symbol[0]=='#' ){
+    /* "#id" lives in a scratch buffer: keep a copy (freed by the caller) */
+    f.symbol = strdup(f.symbol);
+    if( !f.symbol ){ cli_error(CMD, "out of memory"); return -1; }
+  }
+  f.stable_id = room_lookup(room, f.symbol);
+  k = run_filer_function(rf, &f);
+  if( k<0 ){
+    if( !f.local ) free((char*)f.symbol);
+    return -1;
+  }
+  m->key[h] = id;
+  m->val[h] = (uint32_t)k;
+  m->n++;
+  return k;
 }
 
-static void run_functions_free(run_functions *rf){
-  size_t i;
-  for(i=0; i<rf->n; i++){
-    if( !rf->fn[i].local ) free((char*)rf->fn[i].symbol);
-  }
-  free(rf->fn); free(rf->key); free(rf->val); free(rf->of_event);
+/* The first pass's hooks: its progress, and each event for the binary's
+** check (binary_check.h), so that a log of another program files nothing. */
+typedef struct first_pass {
+  progress *pg;
+  binary_check *bc;       /* NULL with --force */
+} first_pass;
+
+static void read_tick(void *arg, uint64_t bytes){
+  progress_update(((first_pass*)arg)->pg, bytes);
 }
 
-/* A re-import must cut the run the same way, or chunks already filed and
-** chunks filed now would overlap (idempotency is per (run_id, chunk)).
-** Returns 0 when the run is absent or filed with the same chunks and
-** total_events; else reports the difference and returns -1. */
-static int check_same_cut(fnt_store *st, const char *log_path, const char *run_id,
-                          int64_t chunks, int64_t total){
-  fnt_snapshot *snap;
-  fnt_scan *sc;
-  int rc = cli_run_scan(st, FNT_TABLE_RUNS, run_id,
-                        (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS), &snap, &sc);
-  int status = 0;
-  while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
-    int64_t c = fnt_scan_int(sc, FNT_RUN_CHUNKS), n = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
-    if( c!=chunks || n!=total ){
-      cli_error(CMD, "%s: run '%s' is already filed as %lld chunk(s) of %lld events in all; "
-                "this import makes %lld chunk(s) of %lld: use the same log and "
-                "--chunk-events, or another --run-id", log_path, run_id, (long long)c,
-                (long long)n, (long long)chunks, (long long)total);
-      status = -1;
-      break;
-    }
-    rc = FNT_OK;
-  }
-  if( rc<0 ){
-    const char *m = fnt_errmsg(st);
-    cli_error(CMD, "%s: reading the runs of the warehouse: %s", log_path,
-              m && m[0] ? m : fnt_strerror(rc));
-    status = -1;
-  }
-  fnt_scan_close(sc);
-  fnt_snapshot_release(snap);
-  return status;
+static void check_event(void *arg, int32_t func_id, uint8_t kind){
+  binary_check_event(((first_pass*)arg)->bc, func_id, kind);
 }
+
+/* Events pulled from the log's merge at a time. */
+#define BATCH 4096
 
 int cmd_import_xray(int argc, char **argv){
-  opts o;
+  import_opts o;
   char err[1024];
   xray_log log;
+  xray_stream *xs = 0;
+  xray_hooks hooks;
+  first_pass fp;
+  binary_check bc;
+  uint64_t bytes_before;
+  xray_event *batch = 0;
   elf_symbols *syms = 0;
   fnt_room *room = 0;
   fnt_store *st = 0;
-  run_functions rf;
-  fnt_event *ev = 0;
-  fnt_function *cfn = 0;
-  uint32_t *remap = 0;
+  id_map ids;
+  run_filer rf;
+  fnt_chunk run;
   char *run_id = 0, *bin_json = 0;
-  const char *target, *warehouse, *kill_env;
-  int64_t chunks, k, ts_micros, kill_after = -1;
-  int64_t filed = 0, already = 0;
-  uint64_t bytes_before = 0;
-  size_t mapped = 0, local = 0, i;
-  double t0 = now_s();
+  const char *target, *warehouse;
+  int64_t ts_micros;
+  size_t mapped = 0, local = 0, i, got;
+  double t0 = run_filer_clock();
   int rc, status = 1;
   progress pg;
+  struct stat sb;
 
   memset(&log, 0, sizeof(log));
+  memset(&ids, 0, sizeof(ids));
   memset(&rf, 0, sizeof(rf));
   pg.active = 0;
-  rc = parse_args(argc, argv, &o);
+  rc = import_opts_parse(argc, argv, CMD, 1, "LOG", usage, &o);
   if( rc==1 ) return 0;
   if( rc ) return 2;
-  kill_env = getenv("FNT_TEST_KILL_AFTER_CHUNK");
-  if( kill_env && kill_env[0] ){
-    char *end;
-    kill_after = strtoll(kill_env, &end, 10);
-    if( *end || kill_after<0 ){
-      cli_error(CMD, "FNT_TEST_KILL_AFTER_CHUNK: '%s' is not a chunk number", kill_env);
-      return 2;
-    }
-  }
 
-  /* 1. Everything is read and checked before the warehouse is touched. */
+  /* 1. The whole log is read and checked before the warehouse is touched
+  **    (pass 1 of the stream: counts, extremes, an index of its blocks). */
   if( o.room && room_load(o.room, &room, err, sizeof(err)) ){
     cli_error(CMD, "%s", err);
     goto done;
@@ -350,162 +234,118 @@ int cmd_import_xray(int argc, char **argv){
     cli_error(CMD, "%s: %s", o.binary, err);
     goto done;
   }
-  progress_begin(&pg, "reading log", 0);
-  if( xray_log_read(o.log, &log, err, sizeof(err)) ){
+  progress_begin(&pg, "reading log", stat(o.input, &sb)==0 ? (uint64_t)sb.st_size : 0);
+  binary_check_init(&bc, syms);
+  fp.pg = &pg;
+  fp.bc = o.force ? 0 : &bc;
+  hooks.tick = read_tick;
+  hooks.event = o.force ? 0 : check_event;
+  hooks.arg = &fp;
+  if( xray_stream_open(o.input, &log, &xs, &hooks, err, sizeof(err)) ){
     progress_end(&pg);
-    cli_error(CMD, "%s: %s", o.log, err);
+    cli_error(CMD, "%s: %s", o.input, err);
     goto done;
   }
-  if( !o.force ){
-    binary_check bc;
-    binary_check_init(&bc, syms);
-    for(i=0; i<log.n_events; i++) binary_check_event(&bc, log.events[i].func_id, log.events[i].kind);
-    if( binary_check_finish(&bc, o.log, o.binary, err, sizeof(err))
-     || binary_check_name(o.log, o.binary, err, sizeof(err)) ){
-      progress_end(&pg);
-      cli_error(CMD, "%s", err);
-      goto done;
-    }
-  }
-  if( run_functions_build(&rf, &log, syms, room) ){
+  if( !o.force && (binary_check_finish(&bc, o.input, o.binary, err, sizeof(err))
+                || binary_check_name(o.input, o.binary, err, sizeof(err))) ){
     progress_end(&pg);
-    cli_error(CMD, "%s: out of memory naming functions", o.log);
+    cli_error(CMD, "%s", err);
     goto done;
-  }
-  for(i=0; i<rf.n; i++){
-    if( rf.fn[i].stable_id ) mapped++;
-    if( rf.fn[i].local ) local++;
   }
   if( o.run_id ){
     run_id = strdup(o.run_id);
   }else{
-    const char *b = base_name(o.log);
+    const char *b = import_base_name(o.input);
     if( strncmp(b, "xray-log.", 9)==0 && b[9] ) b += 9;
     run_id = strdup(b);
   }
-  target = o.target ? o.target : base_name(o.binary);
+  target = o.target ? o.target : import_base_name(o.binary);
   bin_json = binaries_json(o.binary, elf_symbols_build_id(syms));
-  if( !run_id || !bin_json ){ cli_error(CMD, "out of memory"); goto done; }
+  batch = malloc(BATCH*sizeof(*batch));
+  if( !run_id || !bin_json || !batch || grow_table(&ids) ){ cli_error(CMD, "out of memory"); goto done; }
   if( log.has_walltime ){
     ts_micros = log.walltime_micros;
   }else{
-    struct stat sb;
-    if( stat(o.log, &sb)!=0 ){ cli_error(CMD, "%s: %s", o.log, strerror(errno)); goto done; }
+    if( stat(o.input, &sb)!=0 ){ cli_error(CMD, "%s: %s", o.input, strerror(errno)); goto done; }
     ts_micros = (int64_t)sb.st_mtim.tv_sec*1000000 + sb.st_mtim.tv_nsec/1000;
   }
+  memset(&run, 0, sizeof(run));
+  run.repo = o.repo ? o.repo : IMPORT_DEFAULT_REPO;
+  run.commit = o.commit;
+  run.run_id = run_id;
+  run.ts_micros = ts_micros;
+  run.target = target;
+  run.source = log.fdr ? "xray-fdr" : "xray-basic";
   /* A run with no events is filed as one empty chunk, so that it shows. */
-  chunks = log.n_events ? (int64_t)((log.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
+  run.chunks = log.n_events ? (int64_t)((log.n_events + (uint64_t)o.chunk_events - 1) / (uint64_t)o.chunk_events) : 1;
+  run.total_events = (int64_t)log.n_events;
+  run.duration_ns = log.n_events ? (int64_t)xray_log_ns(&log, log.last_tsc) : 0;
+  run.truncated = 0;    /* a log found truncated is refused, never filed */
+  run.threads = (int64_t)log.n_threads;
+  run.binaries_json = bin_json;
 
-  /* 2. File the chunks. */
+  /* 2. File the chunks as pass 2 merges the events: one chunk in memory. */
   warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
   st = cli_open(warehouse);
   if( !st ) goto done;
-  if( cli_check_repo(st, CMD, FNT_TABLE_RUNS, run_id, o.repo ? o.repo : DEFAULT_REPO) ) goto done;
-  if( check_same_cut(st, o.log, run_id, chunks, (int64_t)log.n_events) ) goto done;
+  if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.input, &pg) ) goto done;
   if( !o.force ){
     rc = binary_check_filed(st, run_id, o.binary, elf_symbols_build_id(syms), err, sizeof(err));
-    if( rc ){ cli_error(CMD, "%s: %s", o.log, err); goto done; }
-  }
-  {
-    size_t per = log.n_events < (uint64_t)o.chunk_events ? log.n_events : (size_t)o.chunk_events;
-    ev = malloc((per ? per : 1)*sizeof(*ev));
-    cfn = malloc((rf.n ? rf.n : 1)*sizeof(*cfn));
-    remap = malloc((rf.n ? rf.n : 1)*sizeof(*remap));
-    if( !ev || !cfn || !remap ){ cli_error(CMD, "out of memory"); goto done; }
+    if( rc ){ cli_error(CMD, "%s: %s", o.input, err); goto done; }
   }
   bytes_before = cli_disk_usage(warehouse);
   progress_stage(&pg, "filing events", (uint64_t)log.n_events);
-  for(k=0; k<chunks; k++){
-    size_t lo = (size_t)k * (size_t)o.chunk_events, hi = lo + (size_t)o.chunk_events, n_fn = 0;
-    fnt_chunk c;
-    if( hi>log.n_events ) hi = log.n_events;
-    if( lo>hi ) lo = hi;
-    memset(remap, 0xff, (rf.n ? rf.n : 1)*sizeof(*remap));
-    for(i=lo; i<hi; i++){
-      uint32_t f = rf.of_event[i];
-      if( remap[f]==UINT32_MAX ){
-        remap[f] = (uint32_t)n_fn;
-        cfn[n_fn++] = rf.fn[f];
-      }
-      ev[i-lo].seq_no = i;
-      ev[i-lo].t_ns = xray_log_ns(&log, log.events[i].tsc);
-      ev[i-lo].thread = log.events[i].tid;
-      ev[i-lo].function = remap[f];
-      ev[i-lo].kind = log.events[i].kind;
-    }
-    memset(&c, 0, sizeof(c));
-    c.repo = o.repo ? o.repo : DEFAULT_REPO;
-    c.commit = o.commit;
-    c.run_id = run_id;
-    c.ts_micros = ts_micros;
-    c.target = target;
-    c.source = log.fdr ? "xray-fdr" : "xray-basic";
-    c.chunk = k;
-    c.chunks = chunks;
-    c.total_events = (int64_t)log.n_events;
-    c.duration_ns = log.n_events ? (int64_t)xray_log_ns(&log, log.last_tsc) : 0;
-    c.truncated = 0;    /* a log found truncated is refused, never filed */
-    c.threads = (int64_t)log.n_threads;
-    c.binaries_json = bin_json;
-    c.functions = cfn;
-    c.n_functions = n_fn;
-    c.events = ev;
-    c.n_events = hi - lo;
-    rc = fnt_file_chunk(st, &c);
-    if( rc<0 ){
-      const char *m = fnt_errmsg(st);
-      progress_end(&pg);
-      cli_error(CMD, "%s: chunk %lld of %lld: %s", o.log, (long long)k, (long long)chunks,
-                m && m[0] ? m : fnt_strerror(rc));
-      goto done;
-    }
-    if( rc==1 ) filed++; else already++;
-    progress_update(&pg, (uint64_t)hi);
-    if( k==kill_after ){
-      fflush(stdout);
-      _exit(137);
+  while( (got = xray_stream_read(xs, batch, BATCH))>0 ){
+    for(i=0; i<got; i++){
+      int64_t f = function_of(&ids, batch[i].func_id, &rf, syms, room);
+      if( f<0 || run_filer_event(&rf, xray_log_ns(&log, batch[i].tsc), batch[i].tid,
+                                 (uint32_t)f, batch[i].kind) ) goto done;
     }
   }
+  if( run_filer_end(&rf) ) goto done;
   progress_end(&pg);
+  for(i=0; i<rf.n_fn; i++){
+    if( rf.fn[i].stable_id ) mapped++;
+    if( rf.fn[i].local ) local++;
+  }
 
   /* 3. The summary. */
   {
-    double secs = now_s() - t0;
+    double secs = run_filer_clock() - t0;
     uint64_t bytes_after = cli_disk_usage(warehouse);
     int64_t grew = (int64_t)(bytes_after - bytes_before);
-    const char *source = log.fdr ? "xray-fdr" : "xray-basic";
-    const char *repo = o.repo ? o.repo : DEFAULT_REPO;
     double traced = log.n_events ? (double)xray_log_ns(&log, log.last_tsc)/1e9 : 0.0;
     if( cli_g.quiet ){
       /* -q: the exit status says it */
     }else if( cli_g.json ){
       cli_json_begin();
       cli_json_str("run_id", run_id);
-      cli_json_str("source", source);
-      cli_json_str("repo", repo);
+      cli_json_str("source", run.source);
+      cli_json_str("repo", run.repo);
       cli_json_str("target", target);
       cli_json_int("events", (long long)log.n_events);
       cli_json_int("threads", (long long)log.n_threads);
       cli_json_num("traced_s", traced);
-      cli_json_int("functions", (long long)rf.n);
+      cli_json_int("functions", (long long)rf.n_fn);
       cli_json_int("functions_in_map", (long long)local);
       cli_json_int("functions_mapped", (long long)mapped);
-      cli_json_int("chunks", (long long)chunks);
-      cli_json_int("chunks_filed", (long long)filed);
-      cli_json_int("chunks_already_filed", (long long)already);
+      cli_json_int("chunks", (long long)run.chunks);
+      cli_json_int("chunks_filed", (long long)rf.filed);
+      cli_json_int("chunks_already_filed", (long long)rf.already);
       cli_json_str("warehouse", warehouse);
       cli_json_int("import_bytes", (long long)grew);
       cli_json_int("warehouse_bytes", (long long)bytes_after);
       cli_json_num("seconds", secs);
       cli_json_end();
     }else{
-      printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id, source, repo, target);
+      printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id,
+             run.source, run.repo, target);
       printf("  events     %zu on %zu thread%s, %.6f s traced\n", log.n_events,
              log.n_threads, log.n_threads==1 ? "" : "s", traced);
       printf("  functions  %zu (%zu in the binary's map), %zu mapped to a stable_id\n",
-             rf.n, local, mapped);
-      printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)chunks,
-             (long long)filed, (long long)already);
+             rf.n_fn, local, mapped);
+      printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)run.chunks,
+             (long long)rf.filed, (long long)rf.already);
       printf("  warehouse  %s: grew by %lld bytes on disk during this import (%llu in all)\n",
              warehouse, (long long)grew, (unsigned long long)bytes_after);
       printf("  time       %.2f s (%.0f events/s)\n", secs,
@@ -516,9 +356,13 @@ int cmd_import_xray(int argc, char **argv){
 
 done:
   progress_end(&pg);
-  free(ev); free(cfn); free(remap); free(run_id); free(bin_json);
-  run_functions_free(&rf);
-  xray_log_free(&log);
+  for(i=0; i<rf.n_fn; i++){
+    if( !rf.fn[i].local ) free((char*)rf.fn[i].symbol);   /* the "#id" copies */
+  }
+  run_filer_free(&rf);
+  free(batch); free(run_id); free(bin_json);
+  free(ids.key); free(ids.val);
+  xray_stream_close(xs);
   elf_symbols_free(syms);
   room_free(room);
   fnt_close(st);

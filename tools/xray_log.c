@@ -33,28 +33,56 @@ enum {
   MD_KIND_END
 };
 
-/* A block: consecutive events of one thread in file order. */
+/* A block: consecutive events of one thread in file order (a basic-mode
+** run of one tid's records, an FDR NewBuffer..NewBuffer span).  The index
+** of blocks is all pass 1 keeps: 32 bytes a block, i.e. a thread buffer
+** flushed by the runtime (1024 records in basic mode by default, 64 KiB in
+** FDR mode), so ~3 MB for 100M events. */
 typedef struct block {
-  uint32_t thread;      /* index of the thread, by first appearance */
-  size_t   start, count;/* range of reader.ev */
+  uint64_t off;         /* basic: its first record; FDR: its NewBuffer record
+                        ** (file order: the sort's last key) */
   uint64_t first_tsc;
-  size_t   ordinal;     /* position in the file, the sort's last key */
+  uint64_t count;       /* its events */
+  uint32_t thread;      /* index of the thread, by first appearance */
 } block;
+
+/* Pass 2: one thread's events, its blocks in order, decoded in place. */
+typedef struct cursor {
+  size_t blk, end;      /* the current block, the end of the thread's blocks */
+  uint64_t left;        /* events of the block not decoded yet */
+  size_t off;           /* the next record to decode */
+  uint64_t base;        /* FDR: the running TSC */
+  size_t ev_off;        /* the record of ev: ties go to the earlier one */
+  xray_event ev;        /* the thread's next event */
+} cursor;
 
 typedef struct reader {
   const unsigned char *p;     /* the mapped file */
   size_t size;
   xray_log *log;
   char *err; size_t errlen;
-  xray_event *ev; size_t nev, cap_ev;
   block *blk; size_t nblk, cap_blk;
   /* tid -> thread index: open addressing, capacity a power of two */
   uint32_t *tid_key; uint32_t *tid_val; size_t tid_cap, ntid;
   uint32_t *thread_tid;       /* thread index -> tid */
+  unsigned char *thread_used; /* thread index -> has events */
   size_t cap_thread;
   /* the block being filled */
   int in_block; uint32_t cur_tid;
+  /* pass 1: bytes below this were handed back to the kernel */
+  size_t released;
+  xray_hooks hooks;           /* all NULL when none were given */
+  size_t page;                /* the page size */
+  /* pass 2: the merge */
+  cursor *cur;                /* one a thread with events, then unused ones */
+  struct loser *tree;         /* tree[1..k-1]: the loser at each node */
+  size_t k;                   /* leaves: threads rounded up to a power of 2 */
+  uint32_t winner;            /* the cursor whose event is next */
+  unsigned __int128 winner_key;
+  uint64_t since_release;
 } reader;
+
+struct xray_stream { reader r; };
 
 static int fail(reader *r, size_t off, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -107,18 +135,23 @@ static int thread_index(reader *r, uint32_t tid, uint32_t *out){
   if( r->ntid==r->cap_thread ){
     size_t ncap = r->cap_thread ? r->cap_thread*2 : 16;
     uint32_t *nt = realloc(r->thread_tid, ncap*sizeof(*nt));
+    unsigned char *nu;
     if( !nt ) return oom(r);
-    r->thread_tid = nt; r->cap_thread = ncap;
+    r->thread_tid = nt;
+    nu = realloc(r->thread_used, ncap);
+    if( !nu ) return oom(r);
+    r->thread_used = nu; r->cap_thread = ncap;
   }
   r->tid_key[i] = tid;
   r->tid_val[i] = (uint32_t)r->ntid;
   r->thread_tid[r->ntid] = tid;
+  r->thread_used[r->ntid] = 0;
   *out = (uint32_t)r->ntid++;
   return 0;
 }
 
 /* Starts a new block for tid (the previous one, if any, is complete). */
-static int block_begin(reader *r, uint32_t tid){
+static int block_begin(reader *r, uint32_t tid, size_t off){
   uint32_t t;
   block *b;
   if( thread_index(r, tid, &t) ) return -1;
@@ -128,34 +161,42 @@ static int block_begin(reader *r, uint32_t tid){
     if( !nb ) return oom(r);
     r->blk = nb; r->cap_blk = ncap;
   }
-  b = &r->blk[r->nblk];
-  b->thread = t;
-  b->start = r->nev;
-  b->count = 0;
+  b = &r->blk[r->nblk++];
+  b->off = off;
   b->first_tsc = 0;
-  b->ordinal = r->nblk;
-  r->nblk++;
+  b->count = 0;
+  b->thread = t;
   r->in_block = 1;
   r->cur_tid = tid;
   return 0;
 }
 
-static int add_event(reader *r, uint64_t tsc, int32_t func_id, uint8_t kind){
+/* Pass 1 counts an event of the current block. */
+static void count_event(reader *r, uint64_t tsc, int32_t func_id, int kind){
   block *b = &r->blk[r->nblk-1];
-  xray_event *e;
-  if( r->nev==r->cap_ev ){
-    size_t ncap = r->cap_ev ? r->cap_ev*2 : 4096;
-    xray_event *ne = realloc(r->ev, ncap*sizeof(*ne));
-    if( !ne ) return oom(r);
-    r->ev = ne; r->cap_ev = ncap;
-  }
-  e = &r->ev[r->nev++];
-  e->tsc = tsc;
-  e->tid = r->cur_tid;
-  e->func_id = func_id;
-  e->kind = kind;
+  xray_log *log = r->log;
   if( b->count++==0 ) b->first_tsc = tsc;
-  return 0;
+  if( log->n_events==0 || tsc<log->first_tsc ) log->first_tsc = tsc;
+  if( log->n_events==0 || tsc>log->last_tsc ) log->last_tsc = tsc;
+  log->n_events++;
+  if( r->hooks.event ) r->hooks.event(r->hooks.arg, func_id, (uint8_t)kind);
+  if( !r->thread_used[b->thread] ){
+    r->thread_used[b->thread] = 1;
+    log->n_threads++;
+  }
+}
+
+/* Hands the mapped pages below `off` back to the kernel (they stay in the
+** page cache), so that reading a log of any size keeps a bounded RSS:
+** mapped file pages count in it.  Every 4 MiB. */
+#define RELEASE_BYTES ((size_t)4 << 20)
+static void release_behind(reader *r, size_t off){
+  size_t to;
+  if( off - r->released < RELEASE_BYTES ) return;
+  to = off & ~(r->page-1);
+  madvise((void*)(r->p + r->released), to - r->released, MADV_DONTNEED);
+  r->released = to;
+  if( r->hooks.tick ) r->hooks.tick(r->hooks.arg, (uint64_t)off);
 }
 
 /* XRay's record kinds (0 enter, 1 exit, 2 tail exit, 3 enter with argument)
@@ -171,10 +212,6 @@ static int xray_kind(unsigned k){
 
 static int read_basic(reader *r){
   size_t off;
-  /* at most one event a record: reserve once rather than doubling */
-  r->cap_ev = (r->size - HEADER_SIZE)/BASIC_RECORD + 1;
-  r->ev = malloc(r->cap_ev*sizeof(*r->ev));
-  if( !r->ev ) return oom(r);
   for(off=HEADER_SIZE; off<r->size; off+=BASIC_RECORD){
     const unsigned char *q = r->p + off;
     unsigned type;
@@ -183,6 +220,7 @@ static int read_basic(reader *r){
     if( r->size - off < BASIC_RECORD ){
       return fail(r, off, "truncated record (%zu of %d bytes)", r->size - off, BASIC_RECORD);
     }
+    release_behind(r, off);
     type = rd16(q);
     if( type==1 ) continue;   /* the argument payload of the previous record */
     if( type!=0 ) return fail(r, off, "unknown record type %u", type);
@@ -190,22 +228,40 @@ static int read_basic(reader *r){
     if( kind<0 ) return fail(r, off+3, "unknown function record kind %u", q[3]);
     tid = rd32(q+16);
     if( !r->in_block || tid!=r->cur_tid ){
-      if( block_begin(r, tid) ) return -1;
+      if( block_begin(r, tid, off) ) return -1;
     }
-    if( add_event(r, rd64(q+8), (int32_t)rd32(q+4), (uint8_t)kind) ) return -1;
+    count_event(r, rd64(q+8), (int32_t)rd32(q+4), kind);
   }
   return 0;
 }
 
+/* What an FDR metadata record of kind md at q does to the running TSC
+** (both passes agree through this); returns its payload's size. */
+static int32_t md_tsc(const reader *r, unsigned md, const unsigned char *q, uint64_t *base){
+  int32_t size = 0;
+  switch( md ){
+    case MD_NEW_CPU_ID: *base = rd64(q+3); break;
+    case MD_TSC_WRAP:   *base = rd64(q+1); break;
+    case MD_CUSTOM_EVENT:
+    case MD_TYPED_EVENT:
+      size = (int32_t)rd32(q+1);
+      /* version 5 (and every typed event) carries a TSC delta */
+      if( md==MD_TYPED_EVENT || r->log->version>=5 ) *base += (uint64_t)(int64_t)(int32_t)rd32(q+5);
+      break;
+  }
+  return size;
+}
+
 /* Parses FDR records in [off, end).  Version >= 3 calls this once per
 ** buffer (end = the BufferExtents' limit); older versions once for the
-** whole file.  *base is the running TSC of the current block. */
+** whole file.  base is the running TSC of the current block. */
 static int read_fdr_records(reader *r, size_t off, size_t end){
   xray_log *log = r->log;
   uint64_t base = 0;
   int have_base = 0, ignoring = 0;
   while( off<end ){
     const unsigned char *q = r->p + off;
+    release_behind(r, off);
     if( q[0] & 1 ){
       unsigned md = q[0]>>1;
       int32_t size = 0;
@@ -215,7 +271,7 @@ static int read_fdr_records(reader *r, size_t off, size_t end){
       if( md>=MD_KIND_END ) return fail(r, off, "unknown metadata record kind %u", md);
       switch( md ){
         case MD_NEW_BUFFER:
-          if( block_begin(r, rd32(q+1)) ) return -1;
+          if( block_begin(r, rd32(q+1), off) ) return -1;
           have_base = 0;
           ignoring = 0;
           break;
@@ -227,11 +283,8 @@ static int read_fdr_records(reader *r, size_t off, size_t end){
           ignoring = 1;
           break;
         case MD_NEW_CPU_ID:
-          base = rd64(q+3);
-          have_base = 1;
-          break;
         case MD_TSC_WRAP:
-          base = rd64(q+1);
+          md_tsc(r, md, q, &base);
           have_base = 1;
           break;
         case MD_WALLTIME: {
@@ -248,13 +301,11 @@ static int read_fdr_records(reader *r, size_t off, size_t end){
         }
         case MD_CUSTOM_EVENT:
         case MD_TYPED_EVENT:
-          size = (int32_t)rd32(q+1);
+          size = md_tsc(r, md, q, &base);
           if( size<=0 ){
             return fail(r, off, "%s event record with size %d",
                         md==MD_CUSTOM_EVENT ? "custom" : "typed", (int)size);
           }
-          /* version 5 (and every typed event) carries a TSC delta */
-          if( md==MD_TYPED_EVENT || log->version>=5 ) base += (uint64_t)(int64_t)(int32_t)rd32(q+5);
           if( (size_t)size > end - off - FDR_METADATA ){
             return fail(r, off, "truncated %s event (payload of %d bytes, %zu remain)",
                         md==MD_CUSTOM_EVENT ? "custom" : "typed", (int)size,
@@ -284,7 +335,7 @@ static int read_fdr_records(reader *r, size_t off, size_t end){
         if( !r->in_block ) return fail(r, off, "function record before any NewBuffer record");
         if( !have_base ) return fail(r, off, "function record before any NewCPUId record");
         base += rd32(q+4);
-        if( add_event(r, base, (int32_t)(w>>4), (uint8_t)kind) ) return -1;
+        count_event(r, base, (int32_t)(w>>4), kind);
       }
       off += FDR_FUNCTION;
     }
@@ -319,115 +370,193 @@ static int read_fdr(reader *r){
   return 0;
 }
 
+/* ------------------------------------------------------------------------
+** Pass 2: the merge.  Each thread's blocks are sorted by first TSC (then
+** file order) and read one after the other; the threads are merged by a
+** tournament tree over one cursor a thread, keyed by (TSC, file offset).  Records are
+** decoded from the mapping as the merge reaches them: pass 1 checked them.
+*/
 static int cmp_block(const void *a, const void *b){
   const block *x = a, *y = b;
   if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
   if( x->first_tsc!=y->first_tsc ) return x->first_tsc<y->first_tsc ? -1 : 1;
-  return x->ordinal<y->ordinal ? -1 : x->ordinal>y->ordinal;
+  return x->off<y->off ? -1 : x->off>y->off;
 }
 
-/* A cursor over one thread's sorted blocks, for the merge. */
-typedef struct cursor { size_t blk, end, pos; } cursor;
-
-/* Heap order: smaller TSC first, then the earlier record in the file. */
-static int before(const reader *r, const cursor *a, const cursor *b){
-  size_t ia = r->blk[a->blk].start + a->pos, ib = r->blk[b->blk].start + b->pos;
-  if( r->ev[ia].tsc!=r->ev[ib].tsc ) return r->ev[ia].tsc < r->ev[ib].tsc;
-  return ia < ib;
-}
-
-static void sift_down(const reader *r, cursor *h, size_t n, size_t i){
+/* Decodes the cursor's next event (c->left > 0). */
+static void decode(const reader *r, cursor *c){
   for(;;){
-    size_t l = 2*i+1, m = i;
-    cursor t;
-    if( l<n && before(r, &h[l], &h[m]) ) m = l;
-    if( l+1<n && before(r, &h[l+1], &h[m]) ) m = l+1;
-    if( m==i ) return;
-    t = h[i]; h[i] = h[m]; h[m] = t;
-    i = m;
+    const unsigned char *q = r->p + c->off;
+    size_t at = c->off;
+    if( !r->log->fdr ){
+      c->off += BASIC_RECORD;
+      if( rd16(q)==1 ) continue;
+      c->ev.tsc = rd64(q+8);
+      c->ev.func_id = (int32_t)rd32(q+4);
+      c->ev.kind = (uint8_t)xray_kind(q[3]);
+    }else if( q[0] & 1 ){
+      c->off += FDR_METADATA + (size_t)md_tsc(r, q[0]>>1, q, &c->base);
+      continue;
+    }else{
+      uint32_t w = rd32(q);
+      c->off += FDR_FUNCTION;
+      c->base += rd32(q+4);
+      c->ev.tsc = c->base;
+      c->ev.func_id = (int32_t)(w>>4);
+      c->ev.kind = (uint8_t)xray_kind((w>>1) & 7);
+    }
+    c->ev_off = at;
+    c->left--;
+    return;
   }
 }
 
-/* Sorts each thread's blocks by first TSC, then merges the threads. */
-static int merge(reader *r){
-  xray_log *log = r->log;
-  cursor *heap;
-  xray_event *out;
-  size_t nh = 0, i, n = 0;
+/* Moves c to its thread's next non-empty block from c->blk on and decodes
+** its first event; 0 when the thread has no more. */
+static int enter_block(const reader *r, cursor *c){
+  while( c->blk<c->end && r->blk[c->blk].count==0 ) c->blk++;
+  if( c->blk==c->end ) return 0;
+  c->off = (size_t)r->blk[c->blk].off;
+  c->left = r->blk[c->blk].count;
+  c->base = 0;
+  c->ev.tid = r->thread_tid[r->blk[c->blk].thread];
+  decode(r, c);
+  return 1;
+}
+
+/* The merge's key of a cursor: its event's TSC, then its record's offset
+** (unique, so no two keys tie); KEY_END once the thread is done.  One
+** 128-bit compare, which the compiler makes branch-free. */
+typedef unsigned __int128 merge_key;
+#define KEY_END (~(merge_key)0)
+
+static merge_key key_of(const cursor *c){
+  return (merge_key)c->ev.tsc<<64 | c->ev_off;
+}
+
+/* A node of the tree: the cursor that lost there, with its key (kept in
+** the node: one load a level, not two dependent ones). */
+typedef struct loser { merge_key key; uint32_t idx; } loser;
+
+/* The threads are merged by a tournament tree of losers (Knuth 5.4.1):
+** log2(threads) compares an event, where a binary heap makes twice as
+** many, each a branch no predictor guesses on interleaved threads. */
+static int merge_begin(reader *r){
+  size_t i, nc = 0, k = 1;
+  loser *win;
   if( r->nblk ) qsort(r->blk, r->nblk, sizeof(block), cmp_block);  /* NULL when none: UB for qsort */
-  heap = malloc((r->ntid ? r->ntid : 1)*sizeof(*heap));
-  out = malloc((r->nev ? r->nev : 1)*sizeof(*out));
-  if( !heap || !out ){ free(heap); free(out); return oom(r); }
+  while( k<r->ntid ) k <<= 1;
+  r->k = k;
+  r->cur = malloc(k*sizeof(*r->cur));
+  r->tree = malloc(k*sizeof(*r->tree));
+  win = malloc(2*k*sizeof(*win));
+  if( !r->cur || !r->tree || !win ){ free(win); return oom(r); }
   for(i=0; i<r->nblk; ){
     size_t j = i;
+    cursor *c = &r->cur[nc];
     while( j<r->nblk && r->blk[j].thread==r->blk[i].thread ) j++;
-    /* skip empty blocks at the front of a thread's list */
-    while( i<j && r->blk[i].count==0 ) i++;
-    if( i<j ){
-      heap[nh].blk = i; heap[nh].end = j; heap[nh].pos = 0;
-      nh++;
-    }
+    c->blk = i; c->end = j;
+    if( enter_block(r, c) ){ win[k+nc].key = key_of(c); nc++; }
     i = j;
   }
-  for(i=nh; i-->0; ) sift_down(r, heap, nh, i);
-  while( nh>0 ){
-    cursor *c = &heap[0];
-    const xray_event *e = &r->ev[r->blk[c->blk].start + c->pos];
-    out[n++] = *e;
-    if( ++c->pos == r->blk[c->blk].count ){
-      c->pos = 0;
-      do c->blk++; while( c->blk<c->end && r->blk[c->blk].count==0 );
-      if( c->blk==c->end ) heap[0] = heap[--nh];
-    }
-    sift_down(r, heap, nh, 0);
+  for(i=0; i<k; i++){
+    win[k+i].idx = (uint32_t)i;
+    if( i>=nc ) win[k+i].key = KEY_END;
   }
-  free(heap);
-  log->events = out;
-  log->n_events = n;
-  log->n_threads = 0;
-  log->first_tsc = log->last_tsc = 0;
-  for(i=0; i<n; i++){
-    if( i==0 || out[i].tsc<log->first_tsc ) log->first_tsc = out[i].tsc;
-    if( i==0 || out[i].tsc>log->last_tsc ) log->last_tsc = out[i].tsc;
+  for(i=k; i-->1; ){
+    const loser *a = &win[2*i], *b = &win[2*i+1];
+    if( b->key < a->key ){ win[i] = *b; r->tree[i] = *a; }
+    else{ win[i] = *a; r->tree[i] = *b; }
   }
-  /* threads with at least one event */
-  {
-    unsigned char *seen = calloc(r->ntid ? r->ntid : 1, 1);
-    if( !seen ) return oom(r);
-    for(i=0; i<r->nblk; i++){
-      if( r->blk[i].count && !seen[r->blk[i].thread] ){
-        seen[r->blk[i].thread] = 1;
-        log->n_threads++;
-      }
-    }
-    free(seen);
-  }
+  r->winner = win[1].idx;
+  r->winner_key = win[1].key;
+  free(win);
+  /* pass 1's pages: all of them, the merge faults in what it reads */
+  madvise((void*)r->p, r->size, MADV_DONTNEED);
   return 0;
 }
 
-int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen){
-  reader r;
+size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max){
+  reader *r = &s->r;
+  loser *tree = r->tree;
+  uint32_t w = r->winner;
+  merge_key wk = r->winner_key;
+  size_t n = 0, node;
+  while( n<max && wk!=KEY_END ){
+    cursor *c = &r->cur[w];
+    out[n++] = c->ev;
+    if( c->left>0 ){
+      decode(r, c);
+      wk = key_of(c);
+    }else{
+      c->blk++;
+      wk = enter_block(r, c) ? key_of(c) : KEY_END;
+    }
+    for(node=(w + r->k)>>1; node>0; node>>=1){
+      loser *l = &tree[node];
+      if( l->key < wk ){
+        loser t = *l;
+        l->key = wk; l->idx = w;
+        wk = t.key; w = t.idx;
+      }
+    }
+  }
+  r->winner = w;
+  r->winner_key = wk;
+  /* The merge reads each thread's records where they are: the pages it
+  ** touched are dropped every 4 MiB or so of records, whatever the
+  ** threads (a cursor refaults at most its current page). */
+  r->since_release += n;
+  if( r->since_release >= RELEASE_BYTES/BASIC_RECORD ){
+    madvise((void*)r->p, r->size, MADV_DONTNEED);
+    r->since_release = 0;
+  }
+  return n;
+}
+
+void xray_stream_close(xray_stream *s){
+  reader *r;
+  if( !s ) return;
+  r = &s->r;
+  if( r->p ) munmap((void*)r->p, r->size);
+  free(r->blk); free(r->cur); free(r->tree);
+  free(r->tid_key); free(r->tid_val); free(r->thread_tid); free(r->thread_used);
+  free(s);
+}
+
+int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
+                     const xray_hooks *hooks, char *err, size_t errlen){
+  xray_stream *s;
+  reader *r;
   struct stat sb;
   void *map = MAP_FAILED;
   int fd, rc = -1;
   unsigned type;
 
+  *out = 0;
   memset(log, 0, sizeof(*log));
-  memset(&r, 0, sizeof(r));
-  r.log = log; r.err = err; r.errlen = errlen;
+  s = calloc(1, sizeof(*s));
+  if( !s ){ snprintf(err, errlen, "out of memory"); return -1; }
+  r = &s->r;
+  r->log = log; r->err = err; r->errlen = errlen;
+  if( hooks ) r->hooks = *hooks;
+  r->page = (size_t)sysconf(_SC_PAGESIZE);
   fd = open(path, O_RDONLY | O_CLOEXEC);
   if( fd<0 || fstat(fd, &sb)!=0 ){
     snprintf(err, errlen, "%s", strerror(errno));
     if( fd>=0 ) close(fd);
+    free(s);
     return -1;
   }
   if( !S_ISREG(sb.st_mode) ){
     close(fd);
+    free(s);
     snprintf(err, errlen, "not a regular file");
     return -1;
   }
   if( sb.st_size < HEADER_SIZE ){
     close(fd);
+    free(s);
     snprintf(err, errlen, "offset 0: truncated header (%lld bytes, an XRay log header has %d)",
              (long long)sb.st_size, HEADER_SIZE);
     return -1;
@@ -435,35 +564,61 @@ int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen){
   map = mmap(0, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
   if( map==MAP_FAILED ){
+    free(s);
     snprintf(err, errlen, "mmap: %s", strerror(errno));
     return -1;
   }
-  r.p = map;
-  r.size = (size_t)sb.st_size;
+  r->p = map;
+  r->size = (size_t)sb.st_size;
+  madvise(map, r->size, MADV_SEQUENTIAL);   /* pass 1 reads it front to back */
 
-  log->version = rd16(r.p);
-  type = rd16(r.p+2);
+  log->version = rd16(r->p);
+  type = rd16(r->p+2);
   /* flags at 4 (bit 0 constant TSC, bit 1 nonstop TSC): not needed here */
-  log->cycle_frequency = rd64(r.p+8);
+  log->cycle_frequency = rd64(r->p+8);
   if( type==0 && log->version>=1 && log->version<=3 ){
     log->fdr = 0;
-    rc = read_basic(&r);
+    rc = read_basic(r);
   }else if( type==1 && log->version>=1 && log->version<=5 ){
     log->fdr = 1;
-    rc = read_fdr(&r);
+    rc = read_fdr(r);
   }else{
-    fail(&r, 0, "not an XRay log this reader knows (type %u version %d; "
+    fail(r, 0, "not an XRay log this reader knows (type %u version %d; "
          "basic mode is type 0 version 1-3, FDR type 1 version 1-5)", type, log->version);
   }
-  munmap(map, r.size);   /* the events are copies: the file is done with */
-  if( rc==0 ) rc = merge(&r);
-  free(r.ev); free(r.blk);
-  free(r.tid_key); free(r.tid_val); free(r.thread_tid);
+  if( rc==0 ){
+    madvise(map, r->size, MADV_NORMAL);     /* the merge reads blocks here and there */
+    rc = merge_begin(r);
+  }
   if( rc!=0 ){
+    xray_stream_close(s);
+    memset(log, 0, sizeof(*log));
+    return -1;
+  }
+  *out = s;
+  return 0;
+}
+
+int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen){
+  xray_stream *s;
+  size_t n;
+  if( xray_stream_open(path, log, &s, 0, err, errlen) ) return -1;
+  log->events = malloc((log->n_events ? log->n_events : 1)*sizeof(*log->events));
+  if( !log->events ){
+    xray_stream_close(s);
+    memset(log, 0, sizeof(*log));
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  n = xray_stream_read(s, log->events, log->n_events);
+  xray_stream_close(s);
+  if( n!=log->n_events ){   /* cannot happen: pass 2 decodes what pass 1 counted */
     free(log->events);
     memset(log, 0, sizeof(*log));
+    snprintf(err, errlen, "internal error: %zu events read of %zu counted", n, log->n_events);
+    return -1;
   }
-  return rc;
+  return 0;
 }
 
 uint64_t xray_log_ns(const xray_log *log, uint64_t tsc){

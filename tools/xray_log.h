@@ -36,7 +36,8 @@ typedef struct xray_log {
   uint64_t last_tsc;        /* largest */
 } xray_log;
 
-/* Reads the whole log at `path` into *log (every field set).  Nothing is
+/* Reads the whole log at `path` into *log (every field set), in memory
+** (the tests' and fuzzer's way; the importer streams, below).  Nothing is
 ** accepted partially: a malformed or truncated log fails with a message
 ** naming the byte offset ("offset 4128: truncated function record").
 **
@@ -48,6 +49,35 @@ typedef struct xray_log {
 ** are never reordered among themselves, and the order is deterministic.
 ** @return 0, or -1 with a message in err (log left empty). */
 int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen);
+
+/* The same log read in two passes and bounded memory, for logs of any
+** size: xray_stream_open() reads and checks the whole log (as
+** xray_log_read, with the same messages) and fills *log except `events`,
+** keeping only an index of its blocks (32 bytes a thread buffer); then
+** xray_stream_read() hands out the events in the same order, decoding them
+** from the mapped file as the merge reaches them.  The mapping's pages are
+** handed back to the kernel as they are passed, so the reader's RSS stays
+** a few tens of MiB whatever the log's size.
+** @return 0 and *out (close with xray_stream_close), or -1 with a message
+**         in err (*out NULL, log left empty). */
+typedef struct xray_stream xray_stream;
+
+/* What the first pass reports as it goes (hooks and members may be NULL):
+** `tick` now and then, with the bytes read so far (a progress bar); `event`
+** each event, in file order (checks that need every event before anything
+** is filed, such as the binary's). */
+typedef struct xray_hooks {
+  void (*tick)(void *arg, uint64_t bytes);
+  void (*event)(void *arg, int32_t func_id, uint8_t kind);
+  void *arg;
+} xray_hooks;
+
+int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
+                     const xray_hooks *hooks, char *err, size_t errlen);
+/* Up to max next events into out; returns how many (0 at the end). */
+size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max);
+/* Unmaps the log and frees the index.  NULL ok. */
+void xray_stream_close(xray_stream *s);
 
 /* Nanoseconds from the run's first event to `tsc`, with the header's cycle
 ** frequency (frequency 0: ticks are taken as ns). */

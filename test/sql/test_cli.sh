@@ -54,6 +54,9 @@ check "import-perf: -w after" fnt import-perf "$SAMPLE" -w "$wh" --run-id p1
 check "import-perf: -w before, -q" fnt -q -w "$wh" import-perf --run-id p2 "$SAMPLE"
 [ -z "$(fnt -q -w "$wh" import-perf --run-id p3 "$SAMPLE")" ] && echo "ok   -q: an import prints nothing" \
   || { echo "FAIL -q printed"; fail=1; }
+printf '[{"name": "f", "ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]\n' >"$tmp/trace.json"
+expect "import-chrome --json" 1 "$(fnt import-chrome --json -w "$tmp/wh-chrome" --run-id c1 "$tmp/trace.json" | jsonl)"
+expect "import-chrome -q: silent" "" "$(fnt -q import-chrome -w "$tmp/wh-chrome" --run-id c2 "$tmp/trace.json")"
 check "bench: global options accepted" fnt -w "$wh" -q bench --help
 check "completion: global options accepted" fnt completion bash -q
 rc=0; fnt -w 2>/dev/null || rc=$?
@@ -145,6 +148,10 @@ check
 compact
 compare
 completion" "$(complete_words c)"
+expect "complete 'fnt import-'" "import-chrome
+import-perf
+import-xray" "$(complete_words import-)"
+expect "complete 'fnt import-chrome --ch'" "--chunk-events" "$(complete_words import-chrome --ch)"
 expect "complete 'fnt heat --t'" "--top" "$(complete_words heat --t)"
 expect "complete 'fnt import-xray --bi'" "--binary" "$(complete_words import-xray --bi)"
 expect "complete 'fnt check --a'" "--all" "$(complete_words check --a)"

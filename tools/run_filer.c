@@ -1,0 +1,147 @@
+/*
+** run_filer.c -- a run's events filed chunk by chunk (run_filer.h).
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fnt.h"
+#include "run_filer.h"
+
+/* A re-import must cut the run the same way, or chunks already filed and
+** chunks filed now would overlap (idempotency is per (run_id, chunk)).
+** Returns 0 when the run is absent or filed with the same chunks and
+** total_events; else reports the difference and returns -1. */
+static int check_same_cut(const run_filer *rf){
+  fnt_snapshot *snap;
+  fnt_scan *sc;
+  int64_t chunks = rf->run.chunks, total = rf->run.total_events;
+  int rc = cli_run_scan(rf->st, FNT_TABLE_RUNS, rf->run.run_id,
+                        (1u<<FNT_RUN_CHUNKS) | (1u<<FNT_RUN_TOTAL_EVENTS), &snap, &sc);
+  int status = 0;
+  while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
+    int64_t c = fnt_scan_int(sc, FNT_RUN_CHUNKS), n = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
+    if( c!=chunks || n!=total ){
+      cli_error(rf->cmd, "%s: run '%s' is already filed as %lld chunk(s) of %lld events in all; "
+                "this import makes %lld chunk(s) of %lld: use the same input and "
+                "--chunk-events, or another --run-id", rf->input, rf->run.run_id, (long long)c,
+                (long long)n, (long long)chunks, (long long)total);
+      status = -1;
+      break;
+    }
+    rc = FNT_OK;
+  }
+  if( rc<0 ){
+    const char *m = fnt_errmsg(rf->st);
+    cli_error(rf->cmd, "%s: reading the runs of the warehouse: %s", rf->input,
+              m && m[0] ? m : fnt_strerror(rc));
+    status = -1;
+  }
+  fnt_scan_close(sc);
+  fnt_snapshot_release(snap);
+  return status;
+}
+
+int run_filer_begin(run_filer *rf, fnt_store *st, const fnt_chunk *run,
+                    size_t chunk_events, const char *cmd, const char *input,
+                    progress *pg){
+  const char *kill_env = getenv("FNT_TEST_KILL_AFTER_CHUNK");
+  size_t per;
+  memset(rf, 0, sizeof(*rf));
+  rf->st = st;
+  rf->cmd = cmd;
+  rf->input = input;
+  rf->run = *run;
+  rf->chunk_events = chunk_events;
+  rf->pg = pg;
+  rf->kill_after = -1;
+  if( kill_env && kill_env[0] ){
+    char *end;
+    rf->kill_after = strtoll(kill_env, &end, 10);
+    if( *end || rf->kill_after<0 ){
+      cli_error(cmd, "FNT_TEST_KILL_AFTER_CHUNK: '%s' is not a chunk number", kill_env);
+      return -1;
+    }
+  }
+  if( cli_check_repo(st, cmd, FNT_TABLE_RUNS, run->run_id, run->repo) || check_same_cut(rf) ) return -1;
+  per = (uint64_t)run->total_events < chunk_events ? (size_t)run->total_events : chunk_events;
+  rf->ev = malloc((per ? per : 1)*sizeof(*rf->ev));
+  if( !rf->ev ){ cli_error(cmd, "out of memory"); return -1; }
+  return 0;
+}
+
+int64_t run_filer_function(run_filer *rf, const fnt_function *fn){
+  if( rf->n_fn==rf->cap_fn ){
+    size_t ncap = rf->cap_fn ? rf->cap_fn*2 : 64;
+    fnt_function *nf = realloc(rf->fn, ncap*sizeof(*nf));
+    fnt_function *nc = nf ? realloc(rf->cfn, ncap*sizeof(*nc)) : 0;
+    uint32_t *nr = nc ? realloc(rf->remap, ncap*sizeof(*nr)) : 0;
+    if( nf ) rf->fn = nf;
+    if( nc ) rf->cfn = nc;
+    if( !nr ){ cli_error(rf->cmd, "out of memory"); return -1; }
+    rf->remap = nr;
+    memset(rf->remap + rf->cap_fn, 0xff, (ncap - rf->cap_fn)*sizeof(*nr));
+    rf->cap_fn = ncap;
+  }
+  rf->fn[rf->n_fn] = *fn;
+  return (int64_t)rf->n_fn++;
+}
+
+int run_filer_flush(run_filer *rf){
+  fnt_chunk c = rf->run;
+  int rc;
+  if( rf->chunk>=rf->run.chunks ){
+    cli_error(rf->cmd, "%s: more events than the %lld announced", rf->input,
+              (long long)rf->run.total_events);
+    return -1;
+  }
+  c.chunk = rf->chunk;
+  c.functions = rf->cfn;
+  c.n_functions = rf->n_cfn;
+  c.events = rf->ev;
+  c.n_events = rf->n_ev;
+  rc = fnt_file_chunk(rf->st, &c);
+  if( rc<0 ){
+    const char *m = fnt_errmsg(rf->st);
+    progress_end(rf->pg);
+    cli_error(rf->cmd, "%s: chunk %lld of %lld: %s", rf->input, (long long)rf->chunk,
+              (long long)rf->run.chunks, m && m[0] ? m : fnt_strerror(rc));
+    return -1;
+  }
+  if( rc==1 ) rf->filed++; else rf->already++;
+  progress_update(rf->pg, rf->seq);
+  if( rf->chunk==rf->kill_after ){
+    fflush(stdout);
+    _exit(137);
+  }
+  rf->chunk++;
+  memset(rf->remap, 0xff, rf->cap_fn*sizeof(*rf->remap));
+  rf->n_cfn = 0;
+  rf->n_ev = 0;
+  return 0;
+}
+
+int run_filer_end(run_filer *rf){
+  if( (rf->n_ev>0 || rf->chunk==0) && run_filer_flush(rf) ) return -1;
+  if( rf->chunk!=rf->run.chunks || rf->seq!=(uint64_t)rf->run.total_events ){
+    cli_error(rf->cmd, "%s: %llu events in %lld chunk(s), %lld in %lld announced "
+              "(the input changed while it was read?)", rf->input,
+              (unsigned long long)rf->seq, (long long)rf->chunk,
+              (long long)rf->run.total_events, (long long)rf->run.chunks);
+    return -1;
+  }
+  return 0;
+}
+
+void run_filer_free(run_filer *rf){
+  free(rf->ev); free(rf->fn); free(rf->cfn); free(rf->remap);
+  rf->ev = 0; rf->fn = rf->cfn = 0; rf->remap = 0;
+}
+
+double run_filer_clock(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec/1e9;
+}
