@@ -496,8 +496,9 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   memset(&sums, 0, sizeof(sums));
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
   bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
-  qsort(closed->a, closed->n, sizeof(fnt_callrec), cmpCall);
-  qsort(open->a, open->n, sizeof(fnt_callrec), cmpCall);
+  /* An empty vector's array may be NULL, which qsort must not be given. */
+  if( closed->n ) qsort(closed->a, closed->n, sizeof(fnt_callrec), cmpCall);
+  if( open->n ) qsort(open->a, open->n, sizeof(fnt_callrec), cmpCall);
 
   /* The functions the rows use, renumbered densely; the thread dictionary
   ** (fnt_distinct_threads wants events: lend it the thread ids). */
