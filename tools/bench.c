@@ -68,6 +68,13 @@ typedef struct sys_result {
   double heat_s;
   uint64_t heat_rows;
   int64_t heat_calls, heat_self;
+  /* Calls (SPEC §7); calls_ran: this system answered them. */
+  int calls_ran;
+  double cwin_p50, cwin_p99, stack_p50, stack_p99, account_s, build_s;
+  uint64_t cwin_rows, stack_rows;        /* rows, summed over the queries */
+  uint64_t cwin_hash, stack_hash;        /* rows of query i, weighted by i+1 */
+  uint64_t acc_rows;
+  int64_t acc_calls, acc_sum, acc_p50;   /* totals over the account's keys */
 } sys_result;
 
 typedef struct sys_figures {
@@ -75,6 +82,7 @@ typedef struct sys_figures {
   sys_result r;
   long file_rss_kb;
   double disk_bytes;
+  double disk_events, disk_calls;   /* fntrace: data/fn_trace_events, data/fn_trace_calls */
 } sys_figures;
 
 typedef struct snap_figures {
@@ -100,6 +108,7 @@ typedef struct bench {
   char ext[PATH_MAX + 16];
   char runId[64];
   uint64_t *cp;                /* cp[i]: t_ns of event i*CHECKPOINT */
+  uint32_t *cpThread;          /* cpThread[i]: the thread of that event */
   uint64_t *starts;            /* first seq_no of each window */
   synth_stats ss;
   long gen_rss_kb;
@@ -107,6 +116,8 @@ typedef struct bench {
   sys_figures sys[NSYS];
   snap_figures snap;
   cmp_figures cmp;
+  int plainCalls;              /* plain/calls.db was built */
+  double plainCallsBuild_s;
 } bench;
 
 static double now(void){
@@ -701,6 +712,310 @@ static const char *const sqlHeat[NSYS] = {
   " WHERE e.run = (SELECT id FROM runs WHERE run_id = ?1) ORDER BY e.seq_no",
 };
 
+/* ------------------------------------------------------------------------
+** Calls (SPEC §7): overlap windows, the stack of a thread at an instant,
+** and account, through fntrace's C API, its SQL, and a plain SQLite table
+** of the same calls.  The plain table is built by reading fntrace's calls
+** once (buildPlainCalls), so it costs no replay and is not timed as filing.
+*/
+static int nCallWindows(const bench *b){ return b->o.windows/10 > 0 ? b->o.windows/10 : 1; }
+static int nStacks(const bench *b){ return b->o.windows/5 > 0 ? b->o.windows/5 : 1; }
+
+/* Call window w: from the t_ns of window w's first event over twice the
+** window's events; half of the events are entries, so about window_events
+** calls start inside it (plus the frames already open at its start). */
+static void callWindowBounds(const bench *b, int w, int64_t *t0, int64_t *t1){
+  uint64_t s = b->starts[w], last = (b->o.sc.events - 1)/CHECKPOINT;
+  uint64_t e = (s + 2*b->o.window_events)/CHECKPOINT;
+  *t0 = (int64_t)b->cp[s/CHECKPOINT];
+  *t1 = (int64_t)b->cp[e<last ? e : last];
+}
+
+/* Instant i: the t_ns of window i's first event, on that event's thread. */
+static void stackAt(const bench *b, int i, int64_t *t, int64_t *thread){
+  uint64_t s = b->starts[i];
+  *t = (int64_t)b->cp[s/CHECKPOINT];
+  *thread = b->cpThread[s/CHECKPOINT];
+}
+
+static void percentiles(double *lat, int n, double *p50, double *p99){
+  qsort(lat, (size_t)n, sizeof(double), cmpDouble);
+  *p50 = lat[(size_t)((n - 1)*0.50)];
+  *p99 = lat[(size_t)((n - 1)*0.99)];
+}
+
+/* One overlap query: [t0, t1] on every thread (thread < 0) or one thread.
+** @return its rows, or -1 on error (reported). */
+typedef int64_t (*call_query)(void *ctx, int64_t t0, int64_t t1, int64_t thread);
+
+/* Times the call windows and the stacks through `q`, the same loop for
+** every system. */
+static int timeCallQueries(bench *b, call_query q, void *ctx, sys_result *r){
+  int nw = nCallWindows(b), ns = nStacks(b), i;
+  double *lat = malloc((size_t)(nw>ns ? nw : ns) * sizeof(double));
+  if( lat==0 ){ progress("out of memory"); return 1; }
+  for(i=0; i<nw; i++){
+    int64_t t0, t1, rows;
+    double t = now();
+    callWindowBounds(b, i, &t0, &t1);
+    rows = q(ctx, t0, t1, -1);
+    lat[i] = now() - t;
+    if( rows<0 ){ free(lat); return 1; }
+    r->cwin_rows += (uint64_t)rows;
+    r->cwin_hash += (uint64_t)rows*(uint64_t)(i+1);
+  }
+  percentiles(lat, nw, &r->cwin_p50, &r->cwin_p99);
+  for(i=0; i<ns; i++){
+    int64_t at, thread, rows;
+    double t = now();
+    stackAt(b, i, &at, &thread);
+    rows = q(ctx, at, at, thread);
+    lat[i] = now() - t;
+    if( rows<0 ){ free(lat); return 1; }
+    r->stack_rows += (uint64_t)rows;
+    r->stack_hash += (uint64_t)rows*(uint64_t)(i+1);
+  }
+  percentiles(lat, ns, &r->stack_p50, &r->stack_p99);
+  free(lat);
+  r->calls_ran = 1;
+  return 0;
+}
+
+typedef struct calls_c { fnt_store *st; fnt_snapshot *snap; const char *run; uint64_t sink; } calls_c;
+
+static int64_t callsC(void *ctx, int64_t t0, int64_t t1, int64_t thread){
+  calls_c *c = ctx;
+  fnt_call_predicate p;
+  fnt_calls *sc = 0;
+  const fnt_call *row;
+  int64_t rows = 0;
+  int rc;
+  fnt_call_predicate_init(&p);
+  p.run_ids = &c->run; p.n_run_ids = 1;
+  p.t0 = t0; p.t1 = t1;
+  if( thread>=0 ) p.thread = thread;
+  rc = fnt_calls_open(c->snap, &p, &sc);
+  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &row))==1 ){
+    c->sink += (uint64_t)(row->thread + row->call_id + row->parent_id + row->depth
+             + row->start_ns + row->end_ns + row->dur_ns + row->self_ns + row->ended_by
+             + row->outermost) + (uint64_t)row->key[0] + (uint64_t)row->symbol[0]
+             + (row->stable_id ? (uint64_t)row->stable_id[0] : 0);
+    rows++;
+    rc = FNT_OK;
+  }
+  fnt_calls_close(sc);
+  if( rc<0 ){
+    progress("%s: calls: %s", sysName[SYS_FNT_C], fnt_errmsg(c->st)[0] ? fnt_errmsg(c->st) : fnt_strerror(rc));
+    return -1;
+  }
+  return rows;
+}
+
+/* Adds one account row to the cross-checked totals. */
+static void accountRow(sys_result *r, int64_t calls, int64_t sum, int64_t p50){
+  r->acc_rows++;
+  r->acc_calls += calls;
+  r->acc_sum += sum;
+  r->acc_p50 += p50;
+}
+
+static int callQueriesC(bench *b, fnt_store *st, fnt_snapshot *snap, sys_result *r){
+  calls_c c = { st, snap, b->runId, 0 };
+  fnt_account *a = 0;
+  double t0;
+  int rc;
+  size_t i, n;
+  if( timeCallQueries(b, callsC, &c, r) ) return 1;
+  t0 = now();
+  rc = fnt_account_compute(snap, b->runId, &a);
+  r->account_s = now() - t0;
+  if( rc!=FNT_OK ){
+    progress("fnt_account_compute: %s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    return 1;
+  }
+  n = fnt_account_count(a);
+  for(i=0; i<n; i++){
+    const fnt_account_row *ar = &fnt_account_rows(a)[i];
+    accountRow(r, ar->calls, ar->sum_ns, ar->p50_ns);
+  }
+  fnt_account_free(a);
+  if( c.sink==42 ) progress("(sink)");
+  return 0;
+}
+
+typedef struct calls_sql { sqlite3_stmt *win, *stack; const char *run; uint64_t sink; } calls_sql;
+
+static int64_t callsSql(void *ctx, int64_t t0, int64_t t1, int64_t thread){
+  calls_sql *c = ctx;
+  sqlite3_stmt *st = thread<0 ? c->win : c->stack;
+  int64_t rows;
+  sqlite3_bind_text(st, 1, c->run, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, t0);
+  sqlite3_bind_int64(st, 3, t1);
+  if( thread>=0 ) sqlite3_bind_int64(st, 4, thread);
+  rows = drain(st, &c->sink);
+  sqlite3_reset(st);
+  return rows;
+}
+
+/* The same queries a user would write over fn_trace_calls and over the
+** plain table; only the table's name differs. */
+#define CALLS_WINDOW(T) "SELECT * FROM " T " WHERE run_id = ?1 AND start_ns <= ?3 AND end_ns >= ?2"
+#define CALLS_STACK(T)  CALLS_WINDOW(T) " AND thread = ?4"
+
+/* Account over the plain table: one sorted pass, per key count, min, max,
+** sum, floor(p*n) percentiles, inclusive and self. */
+static int plainAccount(sqlite3 *db, const char *run, sys_result *r){
+  sqlite3_stmt *st = prep(db, "SELECT key, dur_ns, self_ns, outermost FROM calls"
+                              " WHERE run_id = ?1 ORDER BY key, dur_ns");
+  int64_t *d = 0, incl = 0, self = 0, sum = 0;
+  size_t n = 0, cap = 0;
+  char *key = 0;
+  uint64_t sink = 0;
+  int rc = SQLITE_ROW;
+  if( st==0 ) return 1;
+  sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+  while( rc==SQLITE_ROW ){
+    const char *k = 0;
+    rc = sqlite3_step(st);
+    if( rc==SQLITE_ROW ) k = (const char*)sqlite3_column_text(st, 0);
+    if( n>0 && (k==0 || strcmp(k, key)!=0) ){
+      accountRow(r, (int64_t)n, sum, d[n/2]);
+      sink += (uint64_t)(d[0] + d[n-1] + d[n*9/10] + d[n*99/100] + incl + self);
+      n = 0; sum = incl = self = 0;
+    }
+    if( k==0 ) break;
+    if( n==0 ){ free(key); key = strdup(k); }
+    if( n==cap ){
+      int64_t *nd = realloc(d, (cap = cap ? 2*cap : 1024)*sizeof(int64_t));
+      if( nd==0 || key==0 ){ progress("out of memory"); rc = SQLITE_NOMEM; break; }
+      d = nd;
+    }
+    d[n] = sqlite3_column_int64(st, 1);
+    sum += d[n];
+    incl += d[n]*sqlite3_column_int64(st, 3);
+    self += sqlite3_column_int64(st, 2);
+    n++;
+  }
+  if( rc!=SQLITE_DONE && rc!=SQLITE_NOMEM ) progress("plain account: %s", sqlite3_errmsg(db));
+  sqlite3_finalize(st);
+  free(d); free(key);
+  if( sink==42 ) progress("(sink)");
+  return rc!=SQLITE_DONE;
+}
+
+/* Windows, stacks and account over fn_trace_calls (sys SYS_FNT_SQL) or the
+** plain table `calls` of `db`. */
+static int callQueriesSql(bench *b, int sys, sqlite3 *db, sys_result *r){
+  calls_sql c = { 0, 0, b->runId, 0 };
+  double t0;
+  int rc = 1;
+  if( sys==SYS_FNT_SQL ){
+    c.win = prep(db, CALLS_WINDOW("fn_trace_calls"));
+    c.stack = prep(db, CALLS_STACK("fn_trace_calls"));
+  }else{
+    c.win = prep(db, CALLS_WINDOW("calls"));
+    c.stack = prep(db, CALLS_STACK("calls"));
+  }
+  if( c.win==0 || c.stack==0 || timeCallQueries(b, callsSql, &c, r) ) goto done;
+  t0 = now();
+  if( sys==SYS_FNT_SQL ){
+    sqlite3_stmt *st = prep(db, "SELECT key, calls, sum_ns, p50_ns FROM fnt_account(?1)");
+    if( st==0 ) goto done;
+    sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      accountRow(r, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+                 sqlite3_column_int64(st, 3));
+    }
+    if( rc!=SQLITE_DONE ) progress("fnt_account: %s", sqlite3_errmsg(db));
+    rc = rc!=SQLITE_DONE;
+    sqlite3_finalize(st);
+  }else{
+    rc = plainAccount(db, b->runId, r);
+  }
+  r->account_s = now() - t0;
+done:
+  sqlite3_finalize(c.win);
+  sqlite3_finalize(c.stack);
+  if( c.sink==42 ) progress("(sink)");
+  return rc;
+}
+
+static const char plainCallsSchema[] =
+  "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+  "CREATE TABLE calls(repo TEXT NOT NULL, \"commit\" TEXT, run_id TEXT NOT NULL,"
+  " thread INTEGER, call_id INTEGER, parent_id INTEGER, depth INTEGER,"
+  " start_ns INTEGER, end_ns INTEGER, dur_ns INTEGER, self_ns INTEGER,"
+  " key TEXT, stable_id TEXT, symbol TEXT, ended_by TEXT, outermost INTEGER);";
+/* The indexes a user would pick for windows and stacks, made after the load. */
+static const char plainCallsIndexes[] =
+  "CREATE INDEX calls_start ON calls(run_id, start_ns);"
+  "CREATE INDEX calls_end ON calls(run_id, end_ns);"
+  "CREATE INDEX calls_thread ON calls(run_id, thread, start_ns);"
+  "ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);";
+
+static void plainCallsFile(const bench *b, char *out, size_t n){
+  snprintf(out, n, "%s/calls.db", b->path[SYS_PLAIN]);
+}
+
+/* Fills the plain calls table from fntrace's (C API) calls of the run;
+** r->build_s: the whole build, indexes included. */
+static int buildPlainCalls(bench *b, int sys, sys_result *r){
+  fnt_store *st = cli_open(b->path[SYS_FNT_C]);
+  fnt_snapshot *snap = 0;
+  fnt_calls *sc = 0;
+  fnt_call_predicate p;
+  const fnt_call *c;
+  const char *run = b->runId;
+  sqlite3 *db = 0;
+  sqlite3_stmt *ins = 0;
+  char file[PATH_MAX + 64];
+  double t0 = now();
+  int rc = FNT_E_MISUSE, more = 0;
+  (void)sys;
+  plainCallsFile(b, file, sizeof(file));
+  if( st==0 || (db = openDb(file))==0 || exec(db, plainCallsSchema) || exec(db, "BEGIN") ) goto done;
+  if( (ins = prep(db, "INSERT INTO calls VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)"))==0 ) goto done;
+  fnt_call_predicate_init(&p);
+  p.run_ids = &run; p.n_run_ids = 1;
+  rc = fnt_snapshot_current(st, &snap);
+  if( rc==FNT_OK ) rc = fnt_calls_open(snap, &p, &sc);
+  while( rc==FNT_OK && (more = fnt_calls_next(sc, &c))==1 ){
+    sqlite3_bind_text(ins, 1, c->repo, -1, SQLITE_STATIC);
+    if( c->commit ) sqlite3_bind_text(ins, 2, c->commit, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(ins, 2);
+    sqlite3_bind_text(ins, 3, c->run_id, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(ins, 4, c->thread);
+    sqlite3_bind_int64(ins, 5, c->call_id);
+    if( c->parent_id>=0 ) sqlite3_bind_int64(ins, 6, c->parent_id);
+    else sqlite3_bind_null(ins, 6);
+    sqlite3_bind_int64(ins, 7, c->depth);
+    sqlite3_bind_int64(ins, 8, c->start_ns);
+    sqlite3_bind_int64(ins, 9, c->end_ns);
+    sqlite3_bind_int64(ins, 10, c->dur_ns);
+    sqlite3_bind_int64(ins, 11, c->self_ns);
+    sqlite3_bind_text(ins, 12, c->key, -1, SQLITE_STATIC);
+    if( c->stable_id ) sqlite3_bind_text(ins, 13, c->stable_id, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(ins, 13);
+    sqlite3_bind_text(ins, 14, c->symbol, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 15, fnt_ended_by_name(c->ended_by), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(ins, 16, c->outermost);
+    if( sqlite3_step(ins)!=SQLITE_DONE ){ progress("calls insert: %s", sqlite3_errmsg(db)); rc = FNT_E_MISUSE; break; }
+    sqlite3_reset(ins);
+  }
+  if( rc==FNT_OK && more<0 ) rc = more;
+  if( rc<0 && st ) progress("plain calls: %s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+  if( rc==FNT_OK && (exec(db, "COMMIT") || exec(db, plainCallsIndexes)) ) rc = FNT_E_MISUSE;
+  r->build_s = now() - t0;
+done:
+  sqlite3_finalize(ins);
+  sqlite3_close(db);
+  fnt_calls_close(sc);
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+  return rc!=FNT_OK;
+}
+
 /* fntrace's C API: the window, the scan and the heat. */
 static int queryC(bench *b, sys_result *r, double *lat){
   fnt_store *st = cli_open(b->path[SYS_FNT_C]);
@@ -772,6 +1087,7 @@ static int queryC(bench *b, sys_result *r, double *lat){
     n = fnt_heat_count(h);
     r->heat_rows = n;
     for(i=0; i<n; i++){ r->heat_calls += hr[i].calls; r->heat_self += hr[i].self_ns; }
+    if( callQueriesC(b, st, snap, r) ) rc = FNT_E_MISUSE;
   }else{
     progress("%s: %s", sysName[SYS_FNT_C], fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
   }
@@ -833,6 +1149,15 @@ static int querySql(bench *b, int sys, sys_result *r, double *lat){
     goto done;
   }
   r->heat_s = now() - t0;
+  if( sys==SYS_FNT_SQL && callQueriesSql(b, sys, db, r) ) goto done;
+  if( sys==SYS_PLAIN && b->plainCalls ){
+    sqlite3 *cdb;
+    plainCallsFile(b, file, sizeof(file));
+    if( (cdb = openDb(file))==0 ) goto done;
+    rc = callQueriesSql(b, sys, cdb, r);
+    sqlite3_close(cdb);
+    if( rc ) goto done;
+  }
   rc = 0;
 done:
   sqlite3_finalize(st);
@@ -846,11 +1171,7 @@ static int queryRun(bench *b, int sys, sys_result *r){
   int rc;
   if( lat==0 ) return 1;
   rc = sys==SYS_FNT_C ? queryC(b, r, lat) : querySql(b, sys, r, lat);
-  if( rc==0 ){
-    qsort(lat, (size_t)b->o.windows, sizeof(double), cmpDouble);
-    r->win_p50 = lat[(size_t)((b->o.windows - 1)*0.50)];
-    r->win_p99 = lat[(size_t)((b->o.windows - 1)*0.99)];
-  }
+  if( rc==0 ) percentiles(lat, b->o.windows, &r->win_p50, &r->win_p99);
   free(lat);
   return rc;
 }
@@ -1114,10 +1435,20 @@ static void collectFigures(bench *b){
                "MiB", s, 0, 0);
     for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
       f->v[i] = (double)(b->sys[i].file_rss_kb - b->gen_rss_kb) / 1024.0;
+    /* fntrace's whole warehouse (events, calls, metadata); plain: its
+    ** events and calls databases. */
     f = addFig(s==SYS_FNT_C ? "bytes_c" : "bytes_sql", "bytes on disk/event", via,
-               "B", s, -1, 3.0);
-    for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
-      f->v[i] = b->sys[i].disk_bytes / (double)n;
+               "B", s, -1, 4.0);
+    for(i=0; i<=SYS_PLAIN; i++) if( b->sys[i].ran && (i==s || i==SYS_PLAIN) )
+      f->v[i] = (b->sys[i].disk_bytes + (i==SYS_PLAIN ? b->sys[i].disk_calls : 0)) / (double)n;
+    if( s==SYS_FNT_C ){
+      f = addFig("bytes_events_c", "  events alone", via, "B", s, 0, 0);
+      for(i=0; i<NSYS; i++) if( b->sys[i].ran && i!=SYS_FNT_SQL )
+        f->v[i] = b->sys[i].disk_events / (double)n;
+      f = addFig("bytes_calls_c", "  calls alone", via, "B", s, 0, 0);
+      for(i=0; i<=SYS_PLAIN; i++) if( b->sys[i].ran && i!=SYS_FNT_SQL && b->sys[i].disk_calls>0 )
+        f->v[i] = b->sys[i].disk_calls / (double)n;
+    }
   }
   for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
     const char *via = s==SYS_FNT_C ? "C API" : "SQL";
@@ -1138,9 +1469,29 @@ static void collectFigures(bench *b){
   for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
     const char *via = s==SYS_FNT_C ? "C API" : "SQL";
     int i;
-    f = addFig(s==SYS_FNT_C ? "heat_c" : "heat_sql", "heat of the run", via, "Mev/s", s, 1, 30);
+    /* fntrace adds stored per-file aggregates; the alternatives replay
+    ** the events. */
+    f = addFig(s==SYS_FNT_C ? "heat_c" : "heat_sql", "heat of the run", via, "ms", s, -1,
+               n>10000000 ? 50 : 10);
     for(i=0; i<NSYS; i++) if( b->sys[i].ran && (i==s || i>=SYS_PLAIN) )
-      f->v[i] = (double)n / b->sys[i].r.heat_s / 1e6;
+      f->v[i] = b->sys[i].r.heat_s*1e3;
+  }
+  for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
+    const char *via = s==SYS_FNT_C ? "C API" : "SQL";
+    int isC = s==SYS_FNT_C, i;
+    if( !b->sys[s].ran || !b->sys[s].r.calls_ran ) continue;
+    f = addFig(isC ? "calls_window_p50_c" : "calls_window_p50_sql", "10k-call window p50",
+               via, "ms", s, isC ? -1 : 0, 1);
+    for(i=0; i<=SYS_PLAIN; i++) if( b->sys[i].r.calls_ran && (i==s || i==SYS_PLAIN) )
+      f->v[i] = b->sys[i].r.cwin_p50*1e3;
+    f = addFig(isC ? "stack_p99_c" : "stack_p99_sql", "stack at an instant p99",
+               via, "ms", s, isC ? -1 : 0, 1);
+    for(i=0; i<=SYS_PLAIN; i++) if( b->sys[i].r.calls_ran && (i==s || i==SYS_PLAIN) )
+      f->v[i] = b->sys[i].r.stack_p99*1e3;
+    f = addFig(isC ? "account_c" : "account_sql", "account of the run",
+               via, "ms", s, isC ? -1 : 0, 500);
+    for(i=0; i<=SYS_PLAIN; i++) if( b->sys[i].r.calls_ran && (i==s || i==SYS_PLAIN) )
+      f->v[i] = b->sys[i].r.account_s*1e3;
   }
   if( b->snap.ran ){
     f = addFig("snapshots_open_c", "open + runs scan", "C API", "ms", SYS_FNT_C, 0, 0);
@@ -1195,6 +1546,17 @@ static void printTable(bench *b){
          "fnt/norm are fntrace's figure divided by the alternative's.\n"
          "peak RSS is the filing child's ru_maxrss minus the generator's own "
          "(%.1f MiB).\n", (double)b->gen_rss_kb/1024.0);
+  printf("heat: fntrace adds stored per-file aggregates, the alternatives replay\n"
+         "the events.  bytes on disk/event: fntrace's whole warehouse (events,\n"
+         "calls, metadata), plain's events and calls databases.\n");
+  if( b->plainCalls ){
+    printf("calls: plain is a table of the run's calls (the 16 columns of\n"
+           "fn_trace_calls, read from fntrace; built in %.1f s, not timed as filing)\n"
+           "indexed on (run_id, start_ns), (run_id, end_ns), (run_id, thread, start_ns);\n"
+           "%d windows of about %llu calls, %d stacks (one thread, one instant).\n",
+           b->plainCallsBuild_s, nCallWindows(b), (unsigned long long)b->o.window_events,
+           nStacks(b));
+  }
   if( b->snap.ran ){
     printf("snapshots: a warehouse of %d runs x %d chunks (%d snapshots) filed in "
            "%.1f s; opened in a fresh process (OS file cache warm).\n",
@@ -1399,13 +1761,17 @@ static int prepareTrace(bench *b){
   size_t n, i;
   int w;
   b->cp = malloc((size_t)(b->o.sc.events/CHECKPOINT + 1) * sizeof(uint64_t));
+  b->cpThread = malloc((size_t)(b->o.sc.events/CHECKPOINT + 1) * sizeof(uint32_t));
   b->starts = malloc((size_t)b->o.windows * sizeof(uint64_t));
-  if( s==0 || ev==0 || b->cp==0 || b->starts==0 ){
+  if( s==0 || ev==0 || b->cp==0 || b->cpThread==0 || b->starts==0 ){
     free(ev); synth_free(s); progress("out of memory"); return 1;
   }
   while( (n = synth_next(s, ev, b->o.chunk_events))>0 ){
     for(i=0; i<n; i++){
-      if( ev[i].seq_no % CHECKPOINT==0 ) b->cp[ev[i].seq_no/CHECKPOINT] = ev[i].t_ns;
+      if( ev[i].seq_no % CHECKPOINT==0 ){
+        b->cp[ev[i].seq_no/CHECKPOINT] = ev[i].t_ns;
+        b->cpThread[ev[i].seq_no/CHECKPOINT] = ev[i].thread;
+      }
     }
   }
   synth_stats_get(s, &b->ss);
@@ -1417,6 +1783,40 @@ static int prepareTrace(bench *b){
   free(ev);
   synth_free(s);
   return 0;
+}
+
+/* Calls: every system that answered them gives the same rows per window
+** and per stack, the same account totals, and as many calls as heat. */
+static int crossCheckCalls(bench *b){
+  int i, ref = -1, bad = 0;
+  for(i=0; i<NSYS; i++){
+    sys_result *r = &b->sys[i].r, *q;
+    if( !b->sys[i].ran || !r->calls_ran ) continue;
+    if( r->acc_calls!=r->heat_calls || r->acc_rows!=r->heat_rows ){
+      progress("%s: account has %llu keys and %lld calls, heat %llu and %lld", sysName[i],
+               (unsigned long long)r->acc_rows, (long long)r->acc_calls,
+               (unsigned long long)r->heat_rows, (long long)r->heat_calls);
+      bad = 1;
+    }
+    if( ref<0 ){ ref = i; continue; }
+    q = &b->sys[ref].r;
+    if( r->cwin_rows!=q->cwin_rows || r->cwin_hash!=q->cwin_hash
+     || r->stack_rows!=q->stack_rows || r->stack_hash!=q->stack_hash ){
+      progress("%s: call windows gave %llu rows and stacks %llu, %s %llu and %llu "
+               "(or the rows per query differ)", sysName[i],
+               (unsigned long long)r->cwin_rows, (unsigned long long)r->stack_rows,
+               sysName[ref], (unsigned long long)q->cwin_rows, (unsigned long long)q->stack_rows);
+      bad = 1;
+    }
+    if( r->acc_rows!=q->acc_rows || r->acc_sum!=q->acc_sum || r->acc_p50!=q->acc_p50 ){
+      progress("%s: account (%llu keys, sum %lld, p50s %lld) differs from %s's (%llu, %lld, %lld)",
+               sysName[i], (unsigned long long)r->acc_rows, (long long)r->acc_sum,
+               (long long)r->acc_p50, sysName[ref], (unsigned long long)q->acc_rows,
+               (long long)q->acc_sum, (long long)q->acc_p50);
+      bad = 1;
+    }
+  }
+  return bad;
 }
 
 /* The answers every system must agree on. */
@@ -1446,7 +1846,7 @@ static int crossCheck(bench *b){
       bad = 1;
     }
   }
-  return bad;
+  return bad || crossCheckCalls(b);
 }
 
 int cmd_bench(int argc, char **argv){
@@ -1497,6 +1897,27 @@ int cmd_bench(int argc, char **argv){
     progress("%s: filing", sysName[i]);
     if( inChild(fileRun, b, i, &sf->r, &sf->file_rss_kb) ) goto done;
     sf->disk_bytes = du(b->path[i]);
+    if( i==SYS_FNT_C ){
+      char dir[PATH_MAX + 64];
+      snprintf(dir, sizeof(dir), "%s/data/fn_trace_events", b->path[i]);
+      sf->disk_events = du(dir);
+      snprintf(dir, sizeof(dir), "%s/data/fn_trace_calls", b->path[i]);
+      sf->disk_calls = du(dir);
+    }else{
+      sf->disk_events = sf->disk_bytes;
+    }
+    if( i==SYS_PLAIN && b->sys[SYS_FNT_C].ran ){
+      char file[PATH_MAX + 64];
+      struct stat sb;
+      progress("%s: a table of the run's calls, read from fntrace", sysName[i]);
+      memset(&tmp, 0, sizeof(tmp));
+      if( inChild(buildPlainCalls, b, i, &tmp, 0) ) goto done;
+      plainCallsFile(b, file, sizeof(file));
+      if( stat(file, &sb)==0 ) sf->disk_calls = (double)sb.st_blocks*512;
+      b->plainCalls = 1;
+      b->plainCallsBuild_s = tmp.build_s;
+      progress("%s: calls table built in %.2f s", sysName[i], tmp.build_s);
+    }
     {
       double fileS = sf->r.file_s;
       uint64_t jsonBytes = sf->r.json_bytes;
@@ -1576,6 +1997,7 @@ done:
     progress("kept %s", b->root);
   }
   free(b->cp);
+  free(b->cpThread);
   free(b->starts);
   free(b);
   return rc;

@@ -4,7 +4,8 @@
 # warehouse and of comparing two commits; the table is printed, the JSON
 # after it parses, and every figure is there with a number.  Figures themselves are not judged here:
 # 20,000 events under ASan say nothing about speed.  `fnt bench` itself
-# fails when the systems disagree (window rows, scan rows, heat totals).
+# fails when the systems disagree (window rows, scan rows, heat totals,
+# rows of every call window and stack, account totals).
 set -euo pipefail
 : "${FNT_BUILD:?FNT_BUILD must name the build folder}"
 command -v python3 >/dev/null || { echo "python3 not found"; exit 77; }
@@ -22,6 +23,8 @@ echo "ok   fnt bench ran"
 
 for want in "figure" "filing rate" "bytes on disk/event" "window p99" \
             "full scan, all columns" "heat of the run" "open + run summary" \
+            "events alone" "calls alone" "10k-call window p50" \
+            "stack at an instant p99" "account of the run" \
             "compare of two commits"; do
   if printf '%s\n' "$out" | grep -qF -- "$want"; then echo "ok   table: $want"
   else echo "FAIL table lacks '$want'"; fail=1; fi
@@ -36,9 +39,14 @@ python3 - "$tmp/bench.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
 want = ["filing_c", "filing_sql", "rss_filing_c", "rss_filing_sql", "bytes_c",
-        "bytes_sql", "window_p50_c", "window_p99_c", "window_p50_sql",
-        "window_p99_sql", "scan_c", "scan_sql", "heat_c", "heat_sql",
+        "bytes_sql", "bytes_events_c", "bytes_calls_c", "window_p50_c",
+        "window_p99_c", "window_p50_sql", "window_p99_sql", "scan_c", "scan_sql",
+        "heat_c", "heat_sql", "calls_window_p50_c", "calls_window_p50_sql",
+        "stack_p99_c", "stack_p99_sql", "account_c", "account_sql",
         "snapshots_open_c", "snapshots_open_sql", "compare_c"]
+# Calls exist in fntrace and in the plain calls table only; so do the
+# bytes of calls (and the events + calls total).
+no_norm = ("calls_", "stack_", "account_", "bytes_c", "bytes_sql", "bytes_calls_c")
 figs = {f["figure"]: f for f in d["figures"]}
 bad = [k for k in want if k not in figs]
 assert not bad, "figures missing: %s" % bad
@@ -47,8 +55,12 @@ for k, f in figs.items():
     assert f["status"] in ("ok", "MISSED", "-"), (k, f)
     assert (f["target"] is None) == (f["status"] == "-"), (k, f)
     if not k.startswith(("snapshots", "compare")):
-        for alt in ("plain", "normalized", "ratio_plain", "ratio_normalized"):
+        alts = ("plain", "ratio_plain") if k.startswith(no_norm) else \
+               ("plain", "normalized", "ratio_plain", "ratio_normalized")
+        for alt in alts:
             assert isinstance(f[alt], (int, float)), (k, alt, f)
+        if k.startswith(no_norm):
+            assert f["normalized"] is None, (k, f)
     if not k.startswith("rss"):
         assert f["fntrace"] > 0, (k, f)
 assert d["events"] == 20000 and d["threads"] == 4, d
