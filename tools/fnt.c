@@ -22,6 +22,7 @@ static const struct {
   {"compact",     cmd_compact,     "merge small segment files so that queries open fewer"},
   {"expire",      cmd_expire,      "expire old snapshots and remove the files nothing lists"},
   {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
+  {"export-iceberg", cmd_export_iceberg, "write the tables as Apache Iceberg tables (Parquet), incrementally"},
   {"bench",       cmd_bench,       "benchmark fntrace against plain SQLite on a synthetic trace"},
 };
 #define NCOMMANDS (sizeof(commands)/sizeof(commands[0]))

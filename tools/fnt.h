@@ -19,6 +19,7 @@ int cmd_check(int argc, char **argv);         /* check.c */
 int cmd_bench(int argc, char **argv);         /* bench.c */
 int cmd_compact(int argc, char **argv);       /* maintain.c */
 int cmd_expire(int argc, char **argv);        /* maintain.c */
+int cmd_export_iceberg(int argc, char **argv); /* export_iceberg.c */
 
 /* The warehouse to use: `opt` when given, else $FNT_WAREHOUSE, else
 ** "./fnt-warehouse". */

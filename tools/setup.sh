@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 need=()
 for pkg in build-essential cmake pkg-config libsqlite3-dev sqlite3 libzstd-dev \
            libxxhash-dev python3 python3-pytest clang llvm libclang-rt-14-dev \
-           linux-perf; do
+           linux-perf libavro-dev libjansson-dev python3-avro; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need+=("$pkg")
 done
 # Node.js (for the better-sqlite3 client test) may come from elsewhere.
