@@ -7,10 +7,12 @@
 ** Each page is a thrift PageHeader followed by its zstd-compressed body.
 ** A data page (v1) body is the definition levels (OPTIONAL columns: u32le
 ** length + RLE/bit-packed hybrid, bit width 1), then the non-null values:
-** PLAIN (8-byte little-endian) for integers; for text, one byte of bit
-** width and the hybrid-encoded dictionary indexes (RLE_DICTIONARY), the
-** dictionary page holding the distinct strings PLAIN (u32le length +
-** bytes).  Statistics are exact: min_value/max_value (integers as 8 bytes
+** DELTA_BINARY_PACKED for integers (blocks of 128 deltas in 4 miniblocks:
+** sequence numbers and clocks shrink to a few bits a value before zstd
+** sees them); for text, one byte of bit width and the hybrid-encoded
+** dictionary indexes (RLE_DICTIONARY), the dictionary page holding the
+** distinct strings PLAIN (u32le length + bytes).  Bit-packing is the
+** store's (codec.c): the same little-endian bit order as Parquet's.  Statistics are exact: min_value/max_value (integers as 8 bytes
 ** little-endian, text as its bytes, compared unsigned), null_count.
 */
 #include <stdlib.h>
@@ -18,10 +20,9 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "fnt_store.h"     /* FNT_VERSION_STRING */
+#include "internal.h"      /* fnt_bp_pack, FNT_VERSION_STRING */
 #include "parquet_write.h"
 
-#define PAGE_ROWS     (128u*1024u)          /* rows per data page */
 #define DICT_RESET    (16u*1024u*1024u)     /* dictionary bytes that start a new one */
 #define STR_MAX       0x7fffffffu
 
@@ -90,7 +91,7 @@ static void tList(thrift *t, int16_t id, int elem, size_t n){
 
 /* Parquet enums used here. */
 enum { PT_INT64 = 2, PT_BYTE_ARRAY = 6 };                /* Type */
-enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_DELTA_BINARY_PACKED = 5, ENC_RLE_DICTIONARY = 8 };
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 enum { CODEC_ZSTD = 6 };
 
@@ -118,11 +119,13 @@ typedef struct pq_col {
   size_t nent, ent_cap;
   uint32_t *slot; size_t nslot;     /* open addressing: entry + 1, 0 = empty */
   uint32_t *remap;                  /* at a flush: entry -> index in the page's dictionary */
+  uint32_t *tmp;                    /* nullable: a page's definition levels, widened */
 } pq_col;
 
 struct pq_writer {
   pq_col *col; int ncol;
   size_t group_rows, rows_in_group;
+  size_t page_rows;                 /* a data page's rows: an eighth of a group, 1Ki..128Ki */
   uint64_t rows, dict_gen;
   uint32_t stamp;                   /* the row group being buffered, from 1 */
   int level;
@@ -156,7 +159,7 @@ uint64_t pq_dict_generation(const pq_writer *w){ return w->dict_gen; }
 
 static void colFree(pq_col *c){
   free(c->name); free(c->ival); free(c->idx); free(c->defl);
-  free(c->arena); free(c->ent); free(c->used); free(c->slot); free(c->remap);
+  free(c->arena); free(c->ent); free(c->used); free(c->slot); free(c->remap); free(c->tmp);
 }
 
 void pq_writer_free(pq_writer *w){
@@ -193,6 +196,8 @@ pq_writer *pq_writer_new(const pq_column *cols, int ncol, size_t group_rows,
   w->zc = ZSTD_createCCtx();
   if( w->col==0 || w->zc==0 ) goto fail;
   w->ncol = ncol; w->group_rows = group_rows; w->level = zstd_level;
+  w->page_rows = group_rows/8 < 1024 ? 1024 : group_rows/8 > 131072 ? 131072 : group_rows/8;
+  if( w->page_rows > group_rows ) w->page_rows = group_rows;
   w->sink = sink; w->ctx = ctx; w->stamp = 1;
   for(i=0; i<ncol; i++){
     pq_col *c = &w->col[i];
@@ -203,7 +208,8 @@ pq_writer *pq_writer_new(const pq_column *cols, int ncol, size_t group_rows,
     if( c->def.type==PQ_INT64 ) c->ival = malloc(group_rows * sizeof *c->ival);
     else c->idx = malloc(group_rows * sizeof *c->idx);
     if( c->def.type==PQ_INT64 ? c->ival==0 : c->idx==0 ) goto fail;
-    if( c->def.nullable && (c->defl = malloc(group_rows))==0 ) goto fail;
+    if( c->def.nullable && ((c->defl = malloc(group_rows))==0
+                            || (c->tmp = malloc(w->page_rows * sizeof *c->tmp))==0) ) goto fail;
   }
   if( emit(w, "PAR1", 4) ){ why = "write failed"; goto fail; }
   return w;
@@ -323,37 +329,68 @@ int pq_null(pq_writer *w, int col){
   return 0;
 }
 
+size_t pq_room(const pq_writer *w){ return w->group_rows - w->rows_in_group; }
+
+static pq_col *bulkCol(pq_writer *w, int col, pq_type t, size_t n){
+  pq_col *c = valueCol(w, col, t);
+  if( c && n > w->group_rows - w->rows_in_group ){ fail(w, "more rows than the row group has room for"); return 0; }
+  return c;
+}
+
+int pq_ints(pq_writer *w, int col, const int64_t *v, size_t n){
+  pq_col *c = bulkCol(w, col, PQ_INT64, n);
+  if( c==0 ) return -1;
+  memcpy(c->ival + c->nval, v, n * sizeof *v);
+  if( c->defl ) memset(c->defl + c->nrow, 1, n);
+  c->nval += n;
+  c->nrow += n;
+  return 0;
+}
+
+int pq_text_ids(pq_writer *w, int col, const int64_t *ids, size_t n){
+  pq_col *c = bulkCol(w, col, PQ_TEXT, n);
+  size_t i;
+  if( c==0 ) return -1;
+  for(i=0; i<n; i++){
+    int64_t id = ids[i];
+    if( id<0 ){
+      if( c->defl==0 ) return fail(w, "NULL in a REQUIRED column");
+      c->defl[c->nrow++] = 0;
+      continue;
+    }
+    if( (uint64_t)id>=c->nent ) return fail(w, "pq_text_ids: no such dictionary id");
+    c->idx[c->nval++] = (uint32_t)id;
+    c->used[id] = w->stamp;
+    if( c->defl ) c->defl[c->nrow] = 1;
+    c->nrow++;
+  }
+  return 0;
+}
+
 /* ---- encodings -------------------------------------------------------------- */
 
 /* The RLE / bit-packed hybrid of n values of width bw (1..32): runs of 8 or
 ** more equal values as RLE runs, the rest bit-packed 8 at a time (at most
 ** 63 groups a run; the last group padded with zeros). */
-typedef uint32_t (*getter)(const void *v, size_t i);
-static uint32_t get32(const void *v, size_t i){ return ((const uint32_t*)v)[i]; }
-static uint32_t get8(const void *v, size_t i){ return ((const uint8_t*)v)[i]; }
-
-static void packGroups(buf *o, const void *v, getter get, size_t n, size_t from,
+static void packGroups(buf *o, const uint32_t *v, size_t n, size_t from,
                        size_t groups, int bw){
-  size_t k, end = from + groups*8;
-  uint64_t acc = 0;
-  int nb = 0;
+  uint64_t t[63*8];
+  size_t k, m = groups*8;
   bufVarint(o, groups<<1 | 1);
   if( bufReserve(o, groups*(size_t)bw) ) return;
-  for(k=from; k<end; k++){
-    acc |= (uint64_t)(k<n ? get(v, k) : 0) << nb;
-    nb += bw;
-    while( nb>=8 ){ o->p[o->n++] = (uint8_t)acc; acc >>= 8; nb -= 8; }
-  }
+  for(k=0; k<m; k++) t[k] = from+k<n ? v[from+k] : 0;
+  fnt_bp_pack(o->p + o->n, t, m, (unsigned)bw);
+  o->n += groups*(size_t)bw;
 }
 
-static void rleHybrid(buf *o, const void *v, getter get, size_t n, int bw){
+static void rleHybrid(buf *o, const uint32_t *v, size_t n, int bw){
   size_t i = 0, litFrom = 0, litGroups = 0;
   while( i<n ){
     size_t r = 1;
-    uint32_t x = get(v, i);
-    while( i+r<n && get(v, i+r)==x ) r++;
+    uint32_t x = v[i];
+    while( i+r<n && v[i+r]==x ) r++;
     if( r>=8 ){
-      if( litGroups ){ packGroups(o, v, get, n, litFrom, litGroups, bw); litGroups = 0; }
+      if( litGroups ){ packGroups(o, v, n, litFrom, litGroups, bw); litGroups = 0; }
       bufVarint(o, (uint64_t)r<<1);
       bufLe(o, x, (bw+7)/8);
       i += r;
@@ -361,10 +398,57 @@ static void rleHybrid(buf *o, const void *v, getter get, size_t n, int bw){
       if( litGroups==0 ) litFrom = i;
       litGroups++;
       i += 8;
-      if( litGroups==63 ){ packGroups(o, v, get, n, litFrom, litGroups, bw); litGroups = 0; }
+      if( litGroups==63 ){ packGroups(o, v, n, litFrom, litGroups, bw); litGroups = 0; }
     }
   }
-  if( litGroups ) packGroups(o, v, get, n, litFrom, litGroups, bw);
+  if( litGroups ) packGroups(o, v, n, litFrom, litGroups, bw);
+}
+
+/* Definition levels (0/1 per row) as the hybrid at bit width 1. */
+static void defLevels(buf *o, const uint8_t *defl, size_t n, uint32_t *tmp){
+  size_t k;
+  if( memchr(defl, 0, n)==0 ){               /* no NULL: one run of 1s */
+    bufVarint(o, (uint64_t)n<<1);
+    bufByte(o, 1);
+    return;
+  }
+  for(k=0; k<n; k++) tmp[k] = defl[k];
+  rleHybrid(o, tmp, n, 1);
+}
+
+/* DELTA_BINARY_PACKED: header (block size 128, 4 miniblocks, count, first
+** value), then per block the smallest delta and 4 miniblocks of 32 deltas
+** above it, each at its own bit width (deltas wrap mod 2^64, as readers
+** add them). */
+static void deltaPacked(buf *o, const int64_t *v, size_t n){
+  uint64_t d[128];
+  size_t i = 1;
+  bufVarint(o, 128); bufVarint(o, 4); bufVarint(o, n);
+  bufVarint(o, zz(n ? v[0] : 0));
+  while( i<n ){
+    size_t cnt = n-i < 128 ? n-i : 128, k, m;
+    int64_t mind = INT64_MAX;
+    uint8_t width[4];
+    for(k=0; k<cnt; k++){
+      d[k] = (uint64_t)v[i+k] - (uint64_t)v[i+k-1];
+      if( (int64_t)d[k] < mind ) mind = (int64_t)d[k];
+    }
+    for(k=0; k<cnt; k++) d[k] -= (uint64_t)mind;
+    for(k=cnt; k<128; k++) d[k] = 0;
+    bufVarint(o, zz(mind));
+    for(m=0; m<4; m++){
+      uint64_t mx = 0;
+      for(k=m*32; k<m*32+32 && k<cnt; k++) mx |= d[k];
+      width[m] = (uint8_t)fnt_bits_needed(mx);
+    }
+    bufPut(o, width, 4);
+    for(m=0; m<4 && m*32<cnt; m++){
+      if( bufReserve(o, 4u*width[m]) ) return;
+      fnt_bp_pack(o->p + o->n, d + m*32, 32, width[m]);
+      o->n += 4u*width[m];
+    }
+    i += cnt;
+  }
 }
 
 static int widthOf(uint32_t maxv){
@@ -470,30 +554,29 @@ static int writeChunk(pq_writer *w, pq_col *c, chunk_meta *m){
   }
   m->has_dict = dict;
   m->data_off = w->off;
-  for(r0=0; r0<rows; r0+=PAGE_ROWS){
-    size_t nr = rows-r0 < PAGE_ROWS ? rows-r0 : PAGE_ROWS, nv = nr;
+  for(r0=0; r0<rows; r0+=w->page_rows){
+    size_t nr = rows-r0 < w->page_rows ? rows-r0 : w->page_rows, nv = nr;
     w->page.n = 0;
     if( c->defl ){
       size_t at, k;
       bufLe(&w->page, 0, 4);
       at = w->page.n;
-      rleHybrid(&w->page, c->defl + r0, get8, nr, 1);
+      defLevels(&w->page, c->defl + r0, nr, c->tmp);
       if( w->page.oom ) return fail(w, "out of memory");
       for(k=0; k<4; k++) w->page.p[at-4+k] = (uint8_t)((w->page.n-at) >> 8*k);
       for(nv=0, k=r0; k<r0+nr; k++) nv += c->defl[k];
     }
     if( c->def.type==PQ_INT64 ){
-      size_t k;
-      if( bufReserve(&w->page, nv*8) ) return fail(w, "out of memory");
-      for(k=0; k<nv; k++) bufLe(&w->page, (uint64_t)c->ival[v0+k], 8);
+      deltaPacked(&w->page, c->ival + v0, nv);
     }else if( dict ){
       size_t k;
       for(k=0; k<nv; k++) c->idx[v0+k] = c->remap[c->idx[v0+k]];
       bufByte(&w->page, (uint8_t)bw);
-      rleHybrid(&w->page, c->idx + v0, get32, nv, bw);
+      rleHybrid(&w->page, c->idx + v0, nv, bw);
     }
     v0 += nv;
-    if( writePage(w, PAGE_DATA, (int32_t)nr, dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, m) ) return -1;
+    if( writePage(w, PAGE_DATA, (int32_t)nr, dict ? ENC_RLE_DICTIONARY
+                  : c->def.type==PQ_INT64 ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN, m) ) return -1;
   }
   return 0;
 }
@@ -531,17 +614,19 @@ static int flushGroup(pq_writer *w){
   return 0;
 }
 
-int pq_end_row(pq_writer *w){
+int pq_end_rows(pq_writer *w, size_t n){
   int i;
   if( w->failed ) return -1;
   for(i=0; i<w->ncol; i++){
-    if( w->col[i].nrow!=w->rows_in_group+1 ) return fail(w, "a row without a value for every column");
+    if( w->col[i].nrow!=w->rows_in_group+n ) return fail(w, "a row without a value for every column");
   }
-  w->rows_in_group++;
-  w->rows++;
+  w->rows_in_group += n;
+  w->rows += n;
   if( w->rows_in_group==w->group_rows ) return flushGroup(w);
   return 0;
 }
+
+int pq_end_row(pq_writer *w){ return pq_end_rows(w, 1); }
 
 /* ---- the footer ------------------------------------------------------------- */
 static void footerSchema(thrift *t, const pq_writer *w){
@@ -571,13 +656,12 @@ static void footerChunk(thrift *t, const pq_col *c, const chunk_meta *m){
   tI64(t, 2, m->dict_off>=0 ? m->dict_off : m->data_off);
   tStruct(t, 3);
   tI32(t, 1, c->def.type==PQ_INT64 ? PT_INT64 : PT_BYTE_ARRAY);
-  if( m->has_dict ){
-    tList(t, 2, T_I32, 3);
-    bufVarint(t->b, zz(ENC_PLAIN)); bufVarint(t->b, zz(ENC_RLE)); bufVarint(t->b, zz(ENC_RLE_DICTIONARY));
-  }else{
-    tList(t, 2, T_I32, 2);
-    bufVarint(t->b, zz(ENC_PLAIN)); bufVarint(t->b, zz(ENC_RLE));
-  }
+  /* The encodings used: PLAIN (dictionary pages, or a text chunk of NULLs
+  ** only), RLE (levels), and the values' own. */
+  tList(t, 2, T_I32, 3);
+  bufVarint(t->b, zz(ENC_PLAIN)); bufVarint(t->b, zz(ENC_RLE));
+  bufVarint(t->b, zz(m->has_dict ? ENC_RLE_DICTIONARY
+                     : c->def.type==PQ_INT64 ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN));
   tList(t, 3, T_BINARY, 1);
   bufVarint(t->b, strlen(c->def.name)); bufPut(t->b, c->def.name, strlen(c->def.name));
   tI32(t, 4, CODEC_ZSTD);

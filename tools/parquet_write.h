@@ -12,7 +12,8 @@
 ** once they pass 16 MB).
 **
 ** Use: pq_writer_new(); per row, one pq_int/pq_text/pq_text_id/pq_null per
-** column in any order, then pq_end_row(); pq_finish(); pq_writer_free().
+** column in any order, then pq_end_row() (or many rows at once: pq_ints,
+** pq_text_ids, pq_end_rows); pq_finish(); pq_writer_free().
 */
 #ifndef FNT_PARQUET_WRITE_H
 #define FNT_PARQUET_WRITE_H
@@ -61,6 +62,14 @@ uint64_t pq_dict_generation(const pq_writer *w);
 /* Ends the row (every column must have its value); writes a row group once
 ** `group_rows` rows are buffered.  @return 0 or -1. */
 int pq_end_row(pq_writer *w);
+
+/* Bulk appends, for `n` rows at once (n <= pq_room()): every column gets
+** its n values (pq_ints, or pq_text_ids, where an id < 0 is NULL), then
+** pq_end_rows(n) ends them as pq_end_row would.  @return 0 or -1. */
+size_t pq_room(const pq_writer *w);
+int pq_ints(pq_writer *w, int col, const int64_t *v, size_t n);
+int pq_text_ids(pq_writer *w, int col, const int64_t *ids, size_t n);
+int pq_end_rows(pq_writer *w, size_t n);
 
 /* Writes the last row group and the footer; *size gets the file's size.
 ** @return 0 or -1. */
