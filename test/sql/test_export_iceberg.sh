@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# test_export_iceberg.sh -- `fnt export-iceberg` end to end, read by outside
+# readers: DuckDB (npm @duckdb/node-api, its own Parquet reader) reads every
+# exported Parquet file and must return what the SQL tables return through
+# the sqlite3 shell, types, field ids and statistics included
+# (test/iceberg/check_duckdb.js); Debian's python3-avro reads every
+# manifest list and manifest and checks them and the metadata JSON against
+# the Iceberg v2 spec and the files on disk (test/iceberg/check_avro.py).
+# Then: an incremental export adds exactly the new files (and rewrites a run
+# that gained a chunk); an export with nothing new adds nothing; an export
+# killed (SIGKILL) after each step leaves the previous state readable and
+# the next export completes it.
+# @duckdb/node-api is installed with npm into the scratch folder once;
+# skipped (77) only when node, npm or the npm registry is unreachable, or
+# python3-avro is missing.
+. "$(dirname "$0")/lib.sh" export_iceberg
+: "${FNT_SOURCE:?FNT_SOURCE must name the source folder}"
+command -v node >/dev/null || { echo "node not found"; exit 77; }
+command -v npm >/dev/null || { echo "npm not found"; exit 77; }
+py=/usr/bin/python3
+"$py" -c 'import avro' 2>/dev/null || { echo "python3-avro not installed"; exit 77; }
+
+mods="${FNT_TEST_TMP:-/tmp}/duckdb-node"
+mkdir -p "$mods"
+if ! (cd "$mods" && node -e "require('@duckdb/node-api')") 2>/dev/null; then
+  echo "installing @duckdb/node-api into $mods"
+  [ -f "$mods/package.json" ] ||
+    echo '{"name": "fntrace-duckdb-check", "version": "1.0.0", "private": true}' > "$mods/package.json"
+  (cd "$mods" && npm install --no-audit --no-fund --no-update-notifier --loglevel=error \
+                   @duckdb/node-api) || { echo "npm install @duckdb/node-api failed"; exit 77; }
+fi
+export NODE_PATH="$mods/node_modules"
+
+fnt="$FNT_BUILD/fnt"
+lake="$tmp/lake"
+gen() { "$py" "$FNT_SOURCE/test/iceberg/make_chunks.py" "$tmp" "$@"; }
+file_chunk() { echo "SELECT fnt_file_chunk(readfile('$tmp/$1.json'));" | sql; }
+file_profile() { echo "SELECT fnt_file_profile(readfile('$tmp/$1.json'));" | sql; }
+export_all() { env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$wh" --row-group-rows 5000 "$@"; }
+avro_check() { "$py" "$FNT_SOURCE/test/iceberg/check_avro.py" "$lake" "$@"; }
+expect_rows() { node "$FNT_SOURCE/test/iceberg/check_duckdb.js" expect "$FNT_BUILD/fntrace" "$wh" "$1"; }
+duck_check() { node "$FNT_SOURCE/test/iceberg/check_duckdb.js" check "$1" "$2" ${3:+"$3"}; }
+# step NAME COMMAND...: runs a check, its output shown, its status counted.
+step() {
+  local name=$1; shift
+  if "$@" > "$tmp/out" 2>&1; then echo "ok   $name ($(tail -1 "$tmp/out"))"
+  else echo "FAIL $name"; cat "$tmp/out"; fail=1; fi
+}
+# jget FILE EXPR: EXPR over the JSON of FILE as d; a tuple prints space-separated.
+jget() {
+  "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(*v) if isinstance(v, tuple) else print(v)" "$@"
+}
+
+# Usage errors name what is wrong.
+got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$wh" --table calls 2>&1; echo "rc=$?")
+expect "calls refused as not yet" 1 "$(grep -c 'not yet.*rc=2' <<<"$(tr '\n' ' ' <<<"$got")")"
+got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$wh" --table nope 2>&1; echo "rc=$?")
+expect "unknown table refused" 1 "$(grep -c "not 'nope'" <<<"$got")"
+
+# Round 1: two runs (one with 2 of its 3 chunks) in two repos, a profile.
+gen a0 run-a acme/widget c1 0 3 6000
+gen a1 run-a acme/widget c1 1 3 6000
+gen a2 run-a acme/widget c1 2 3 6000
+gen b0 "run b/ü" "other repo/ü" - 0 1 3000
+gen c0 run-c acme/widget "" 0 1 2000
+gen p1 --profile prof-1 acme/widget 50
+gen p2 --profile prof-2 third 20
+for c in a0 a1 b0; do file_chunk $c >/dev/null; done
+file_profile p1 >/dev/null
+step "first export" export_all
+expect_rows "$tmp/exp1.json"
+step "avro: manifests, lists, metadata (round 1)" avro_check "$tmp/live1.json"
+step "duckdb: rows, types, field ids, statistics (round 1)" duck_check "$tmp/exp1.json" "$tmp/live1.json" "$lake"
+expect "events in 2 row groups or more" True "$(jget "$tmp/live1.json" "d['events']['live'][0]['records'] > 5000 or d['events']['live'][1]['records'] > 5000")"
+
+# Round 2: run-a gains its last chunk, a new run, a new profile in a new repo.
+for c in a2 c0; do file_chunk $c >/dev/null; done
+file_profile p2 >/dev/null
+step "incremental export" export_all
+expect_rows "$tmp/exp2.json"
+step "avro: only the new files added, run-a's old file deleted" avro_check "$tmp/live2.json" --prev "$tmp/live1.json" --exact-disk
+step "duckdb (round 2)" duck_check "$tmp/exp2.json" "$tmp/live2.json"
+expect "events: run-a and run-c added, run-a's first file deleted" "2 1" \
+  "$(jget "$tmp/live2.json" "len(d['events']['added']), len(d['events']['deleted'])")"
+expect "runs and profiles: one new file each (run rows of run-a and run-c share a repo)" "1 1 0 0" \
+  "$(jget "$tmp/live2.json" "len(d['runs']['added']), len(d['profiles']['added']), len(d['runs']['deleted']), len(d['profiles']['deleted'])")"
+
+# Nothing new: no new snapshot, no new metadata version.
+got=$(export_all)
+expect "nothing new: up to date" 3 "$(grep -c 'up to date' <<<"$got")"
+step "avro: unchanged" avro_check "$tmp/live3.json" --prev "$tmp/live2.json" --exact-disk
+expect "same metadata version" "2 2 2" "$(jget "$tmp/live3.json" "d['events']['version'], d['runs']['version'], d['profiles']['version']")"
+
+# Killed after each step: the previous state stays readable; the next
+# export completes (and reads as the warehouse).
+prev_live="$tmp/live3.json"; prev_exp="$tmp/exp2.json"; n=0
+for at in data manifest list metadata; do
+  n=$((n+1))
+  gen "k$n" "run-kill-$at" crash x 0 1 700
+  file_chunk "k$n" >/dev/null
+  rc=0; FNT_EXPORT_ICEBERG_CRASH=$at export_all > "$tmp/out" 2>&1 || rc=$?
+  expect "killed after $at" 137 "$rc"
+  step "avro: after the kill at $at" avro_check "$tmp/kill$n.json"
+  if [ "$at" = metadata ]; then
+    # Published but the hint not yet rewritten: readers of the hint see the
+    # previous state, readers that probe see the new one; both complete.
+    expect "hint still names the previous version" "$(jget "$prev_live" "d['events']['version']")" \
+      "$(jget "$tmp/kill$n.json" "d['events']['version']")"
+  fi
+  step "duckdb: the previous rows after the kill at $at" duck_check "$prev_exp" "$tmp/kill$n.json"
+  step "export after the kill at $at" export_all
+  expect_rows "$tmp/expk$n.json"
+  step "avro: completed after $at" avro_check "$tmp/livek$n.json" --prev "$prev_live"
+  step "duckdb: completed after $at" duck_check "$tmp/expk$n.json" "$tmp/livek$n.json"
+  prev_live="$tmp/livek$n.json"; prev_exp="$tmp/expk$n.json"
+done
+
+# Another warehouse cannot append to these tables.
+other="$tmp/other-warehouse"
+got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$other" 2>&1 || true)
+expect "another warehouse refused" 1 "$(grep -c 'exported from the warehouse' <<<"$got")"
+
+finish
