@@ -258,7 +258,7 @@ int64_t pq_intern(pq_writer *w, int col, const char *s, size_t n){
   sl = slotOf(c, s, n, XXH3_64bits(s, n));
   if( *sl ) return *sl - 1;
   if( c->arena_n + n > UINT32_MAX ){ fail(w, "text dictionary over 4 GB"); return -1; }
-  if( c->arena_n + n > c->arena_cap ){
+  if( c->arena_n + n > c->arena_cap || c->arena==0 ){   /* "" needs an arena too */
     size_t cap = c->arena_cap ? c->arena_cap : 4096;
     char *na;
     while( cap < c->arena_n + n ) cap *= 2;
@@ -520,7 +520,7 @@ static int writeChunk(pq_writer *w, pq_col *c, chunk_meta *m){
     /* The page's dictionary: the entries this row group used, in id order. */
     const char *lo = 0, *hi = 0;
     size_t lon = 0, hin = 0;
-    if( (c->remap = realloc(c->remap, c->nent * sizeof *c->remap + 1))==0 ) return fail(w, "out of memory");
+    if( (c->remap = realloc(c->remap, c->nent * sizeof *c->remap))==0 ) return fail(w, "out of memory");
     w->page.n = 0;
     for(e=0; e<c->nent; e++){
       const char *s = c->arena + (c->ent[e]>>32);
