@@ -683,7 +683,7 @@ static int buildManifests(exporter *x, const ice_table *it, const char *tdir,
        && strcmp(replaced->s[k], old[i].upper)<=0 ) hit = 1;
     }
     if( hit ){
-      if( ice_manifest_read(old[i].path, &e, &ne, x->err, sizeof x->err) ) goto done;
+      if( ice_manifest_read(old[i].path, old[i].seq, &e, &ne, x->err, sizeof x->err) ) goto done;
       for(r=0; r<ne; r++) if( e[r].status!=ICE_DELETED && strsHas(replaced, e[r].partition) ) break;
     }
     if( !hit || r==ne ){                       /* carried over as it is */
@@ -719,7 +719,7 @@ static int buildManifests(exporter *x, const ice_table *it, const char *tdir,
     memset(&ent[nent], 0, sizeof *ent);
     ent[nent].status = ICE_ADDED;
     ent[nent].snapshot_id = snap;
-    ent[nent].seq = ent[nent].file_seq = seq;
+    ent[nent].seq = ent[nent].file_seq = 0;     /* null: inherited (the spec's way) */
     ent[nent].records = (int64_t)pq_rows(fs->d[i].w);
     ent[nent].size = (int64_t)fs->d[i].size;
     if( (ent[nent].path = strdup(fs->d[i].path))==0

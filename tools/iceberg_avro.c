@@ -197,12 +197,19 @@ done:
   return rc ? -1 : 0;
 }
 
+/* A ["null", long] union: null when x <= 0 (an unset sequence number). */
+static int setSeq(avro_value_t *r, const char *name, int64_t x){
+  avro_value_t f, b;
+  if( x>0 ) return setOptLong(r, name, x);
+  return FIELD(r, name, &f) || avro_value_set_branch(&f, 0, &b) || avro_value_set_null(&b);
+}
+
 static int entryRecord(avro_value_t *r, const ice_entry *x, const char *part){
   avro_value_t df, pr, pf, b;
   if( avro_value_reset(r) ) return -1;
   if( setInt(r, "status", x->status) || setOptLong(r, "snapshot_id", x->snapshot_id)
-   || setOptLong(r, "sequence_number", x->seq)
-   || setOptLong(r, "file_sequence_number", x->file_seq)
+   || setSeq(r, "sequence_number", x->seq)
+   || setSeq(r, "file_sequence_number", x->file_seq)
    || FIELD(r, "data_file", &df) ) return -1;
   if( setInt(&df, "content", 0) || setStr(&df, "file_path", x->path)
    || setStr(&df, "file_format", "PARQUET")
@@ -230,7 +237,7 @@ int ice_manifest_write(const char *path, const ice_table_desc *d,
     const ice_entry *x = &e[i];
     if( entryRecord(&en.v, x, d->part_name) || encAppend(&en.out, &en.v) ) goto avroerr;
     en.count++;
-    if( x->seq < m->min_seq ) m->min_seq = x->seq;
+    if( x->seq>0 && x->seq < m->min_seq ) m->min_seq = x->seq;
     if( x->status==ICE_ADDED ){ m->added_files++; m->added_rows += x->records; }
     else if( x->status==ICE_EXISTING ){ m->existing_files++; m->existing_rows += x->records; }
     else{ m->deleted_files++; m->deleted_rows += x->records; }
@@ -400,8 +407,11 @@ static void *growOne(grow *g){
   return (char*)g->p + g->n++ * g->size;
 }
 
+typedef struct entry_ctx { grow g; int64_t seq; } entry_ctx;
+
 static int entryRow(void *ctx, avro_value_t *r){
-  ice_entry *x = growOne(ctx);
+  entry_ctx *ec = ctx;
+  ice_entry *x = growOne(&ec->g);
   avro_value_t df, pr, pf;
   int32_t st;
   size_t nf;
@@ -415,6 +425,9 @@ static int entryRow(void *ctx, avro_value_t *r){
    || FIELD(&df, "partition", &pr) || avro_value_get_size(&pr, &nf) || nf!=1
    || avro_value_get_by_index(&pr, 0, &pf, 0) ) return -1;
   x->status = st;
+  /* Sequence number inheritance: null is the manifest's (list's) number. */
+  if( x->seq<=0 ) x->seq = ec->seq;
+  if( x->file_seq<=0 ) x->file_seq = ec->seq;
   {
     avro_value_t b;
     const char *t;
@@ -426,12 +439,12 @@ static int entryRow(void *ctx, avro_value_t *r){
   return 0;
 }
 
-int ice_manifest_read(const char *path, ice_entry **e, size_t *n,
+int ice_manifest_read(const char *path, int64_t seq, ice_entry **e, size_t *n,
                       char *err, size_t errn){
-  grow g = {0, 0, 0, sizeof(ice_entry)};
-  int rc = readAll(path, entryRow, &g, err, errn);
-  *e = g.p; *n = g.n;
-  if( rc ){ ice_entries_free(g.p, g.n); *e = 0; *n = 0; }
+  entry_ctx ec = {{0, 0, 0, sizeof(ice_entry)}, seq};
+  int rc = readAll(path, entryRow, &ec, err, errn);
+  *e = ec.g.p; *n = ec.g.n;
+  if( rc ){ ice_entries_free(ec.g.p, ec.g.n); *e = 0; *n = 0; }
   return rc;
 }
 

@@ -19,7 +19,8 @@
 typedef struct ice_entry {
   int status;                 /* ICE_... */
   int64_t snapshot_id;        /* the snapshot that added (or deleted) it */
-  int64_t seq, file_seq;      /* data and file sequence numbers */
+  int64_t seq, file_seq;      /* data and file sequence numbers; 0 = null:
+                              ** inherited from the manifest list (an added file) */
   char *path;                 /* absolute */
   char *partition;            /* the partition value */
   int64_t records, size;
@@ -51,8 +52,9 @@ int ice_manifest_write(const char *path, const ice_table_desc *d,
                        const ice_entry *e, size_t n, int64_t snapshot_id,
                        int64_t seq, ice_manifest *m, char *err, size_t errn);
 
-/* Reads a manifest's entries (a new array in *e; ice_entries_free). */
-int ice_manifest_read(const char *path, ice_entry **e, size_t *n,
+/* Reads a manifest's entries (a new array in *e; ice_entries_free); a null
+** sequence number becomes `seq`, the manifest's in its list. */
+int ice_manifest_read(const char *path, int64_t seq, ice_entry **e, size_t *n,
                       char *err, size_t errn);
 void ice_entries_free(ice_entry *e, size_t n);
 

@@ -197,8 +197,15 @@ def check_table(dest, table, prev):
             counts[e["status"]][1] += df["record_count"]
             check(df["content"] == 0 and df["file_format"] == "PARQUET", f"{mp}: {path}: content/format")
             check(e["snapshot_id"] in snaps, f"{mp}: {path}: snapshot_id {e['snapshot_id']}")
-            check(e["sequence_number"] is not None and e["file_sequence_number"] is not None,
-                  f"{mp}: {path}: sequence numbers")
+            # An added file inherits null sequence numbers from the list;
+            # an existing or deleted one keeps its own (spec, "Sequence
+            # Number Inheritance").
+            if e["status"] == 1:
+                check(m["sequence_number"] == snaps[m["added_snapshot_id"]]["sequence-number"],
+                      f"{lpath}: {mp}: sequence_number is not its snapshot's")
+            else:
+                check(e["sequence_number"] is not None and e["file_sequence_number"] is not None
+                      and e["sequence_number"] <= m["sequence_number"], f"{mp}: {path}: sequence numbers")
             if e["status"] == 1:
                 check(e["snapshot_id"] == m["added_snapshot_id"], f"{mp}: {path}: added by another snapshot")
             if e["status"] == 2:
