@@ -654,6 +654,31 @@ static int writeData(exporter *x, const ice_table *it, const char *tdir,
   return dfilesFinish(x, fs, tdir);
 }
 
+/* The column metrics of a data file for its manifest entry, from the
+** Parquet writer's statistics.  Text bounds longer than 64 bytes are left
+** out (bounds are optional per column; a truncated upper bound would need
+** incrementing). */
+static int fileMetrics(fnt_table t, const pq_writer *w, ice_entry *e){
+  const fnt_colinfo *ci = fnt_table_cols(t);
+  int c, nc = fnt_table_ncol(t);
+  if( (e->metrics = calloc((size_t)nc, sizeof *e->metrics))==0 ) return -1;
+  e->n_metrics = (size_t)nc;
+  for(c=0; c<nc; c++){
+    ice_metric *m = &e->metrics[c];
+    pq_stats ps;
+    pq_column_stats(w, c, &ps);
+    m->id = (int32_t)ci[c].field_id;
+    m->values = (int64_t)ps.values;
+    m->nulls = (int64_t)ps.nulls;
+    if( ps.min==0 || ps.min_n>64 || ps.max_n>64 ) continue;
+    if( (m->lo = malloc(ps.min_n ? ps.min_n : 1))==0 || (m->hi = malloc(ps.max_n ? ps.max_n : 1))==0 ) return -1;
+    if( ps.min_n ) memcpy(m->lo, ps.min, ps.min_n);
+    if( ps.max_n ) memcpy(m->hi, ps.max, ps.max_n);
+    m->lo_n = ps.min_n; m->hi_n = ps.max_n;
+  }
+  return 0;
+}
+
 /* The manifests of the new snapshot: the current ones, those holding a
 ** replaced partition rewritten into the new manifest (their files of it
 ** DELETED, the rest EXISTING), plus the new files ADDED. */
@@ -723,7 +748,8 @@ static int buildManifests(exporter *x, const ice_table *it, const char *tdir,
     ent[nent].records = (int64_t)pq_rows(fs->d[i].w);
     ent[nent].size = (int64_t)fs->d[i].size;
     if( (ent[nent].path = strdup(fs->d[i].path))==0
-     || (ent[nent].partition = strdup(fs->d[i].part))==0 ){ nent++; xerr(x, "out of memory"); goto done; }
+     || (ent[nent].partition = strdup(fs->d[i].part))==0
+     || fileMetrics(it->table, fs->d[i].w, &ent[nent]) ){ nent++; xerr(x, "out of memory"); goto done; }
     nent++;
   }
   if( nent ){

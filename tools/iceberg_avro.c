@@ -12,7 +12,9 @@
 **
 ** The schemas are the spec's (Iceberg table spec v2, "Manifests" and
 ** "Manifest Lists"), each field with its `field-id`; of the optional
-** data_file fields only the required ones are written.
+** data_file fields the column metrics engines prune files by are written
+** (value_counts, null_value_counts, lower_bounds, upper_bounds: maps with
+** int keys, which Avro spells as arrays of key/value records).
 */
 #include <avro.h>
 #include <errno.h>
@@ -48,6 +50,14 @@ static const char listSchema[] =
     "\"element-id\":508}],\"default\":null,\"field-id\":507}"
   "]}";
 
+/* An optional map<int, T> field with id FID, key id K, value id V. */
+#define MAP_FIELD(name, fid, k, v, t) \
+  "{\"name\":\"" name "\",\"type\":[\"null\",{\"type\":\"array\",\"logicalType\":\"map\"," \
+  "\"items\":{\"type\":\"record\",\"name\":\"k" #k "_v" #v "\",\"fields\":[" \
+  "{\"name\":\"key\",\"type\":\"int\",\"field-id\":" #k "}," \
+  "{\"name\":\"value\",\"type\":\"" t "\",\"field-id\":" #v "}]}}]," \
+  "\"default\":null,\"field-id\":" #fid "}"
+
 /* The manifest_entry schema, for a partition of one string field (%s: its
 ** name, %d: its field id). */
 static const char entrySchemaFmt[] =
@@ -64,7 +74,11 @@ static const char entrySchemaFmt[] =
       "{\"name\":\"%s\",\"type\":[\"null\",\"string\"],\"default\":null,\"field-id\":%d}]},"
       "\"field-id\":102},"
     "{\"name\":\"record_count\",\"type\":\"long\",\"field-id\":103},"
-    "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"field-id\":104}]},"
+    "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"field-id\":104},"
+    MAP_FIELD("value_counts", 109, 119, 120, "long") ","
+    MAP_FIELD("null_value_counts", 110, 121, 122, "long") ","
+    MAP_FIELD("lower_bounds", 125, 126, 127, "bytes") ","
+    MAP_FIELD("upper_bounds", 128, 129, 130, "bytes") "]},"
     "\"field-id\":2}"
   "]}";
 
@@ -204,6 +218,27 @@ static int setSeq(avro_value_t *r, const char *name, int64_t x){
   return FIELD(r, name, &f) || avro_value_set_branch(&f, 0, &b) || avro_value_set_null(&b);
 }
 
+/* The map field `name` of data_file df from the entry's metrics: what
+** selects 0 values, 1 nulls, 2 lower bounds, 3 upper bounds. */
+static int setMetrics(avro_value_t *df, const char *name, const ice_entry *x, int what){
+  avro_value_t f, arr, el, k, v;
+  size_t i;
+  if( FIELD(df, name, &f) ) return -1;
+  if( x->n_metrics==0 ) return avro_value_set_branch(&f, 0, &el) || avro_value_set_null(&el);
+  if( avro_value_set_branch(&f, 1, &arr) ) return -1;
+  for(i=0; i<x->n_metrics; i++){
+    const ice_metric *m = &x->metrics[i];
+    if( what>=2 && m->lo==0 ) continue;
+    if( avro_value_append(&arr, &el, 0) || FIELD(&el, "key", &k) || avro_value_set_int(&k, m->id)
+     || FIELD(&el, "value", &v) ) return -1;
+    if( what==0 && avro_value_set_long(&v, m->values) ) return -1;
+    if( what==1 && avro_value_set_long(&v, m->nulls) ) return -1;
+    if( what==2 && avro_value_set_bytes(&v, m->lo, m->lo_n) ) return -1;
+    if( what==3 && avro_value_set_bytes(&v, m->hi, m->hi_n) ) return -1;
+  }
+  return 0;
+}
+
 static int entryRecord(avro_value_t *r, const ice_entry *x, const char *part){
   avro_value_t df, pr, pf, b;
   if( avro_value_reset(r) ) return -1;
@@ -215,6 +250,8 @@ static int entryRecord(avro_value_t *r, const ice_entry *x, const char *part){
    || setStr(&df, "file_format", "PARQUET")
    || setLong(&df, "record_count", x->records)
    || setLong(&df, "file_size_in_bytes", x->size)
+   || setMetrics(&df, "value_counts", x, 0) || setMetrics(&df, "null_value_counts", x, 1)
+   || setMetrics(&df, "lower_bounds", x, 2) || setMetrics(&df, "upper_bounds", x, 3)
    || FIELD(&df, "partition", &pr) || FIELD(&pr, part, &pf) ) return -1;
   if( x->partition==0 ) return avro_value_set_branch(&pf, 0, &b) || avro_value_set_null(&b);
   return avro_value_set_branch(&pf, 1, &b) || avro_value_set_string(&b, x->partition);
@@ -409,6 +446,47 @@ static void *growOne(grow *g){
 
 typedef struct entry_ctx { grow g; int64_t seq; } entry_ctx;
 
+/* The metric of column id in x, added when new (NULL: out of memory). */
+static ice_metric *metricOf(ice_entry *x, int32_t id){
+  size_t i;
+  ice_metric *nm;
+  for(i=0; i<x->n_metrics; i++) if( x->metrics[i].id==id ) return &x->metrics[i];
+  if( (nm = realloc(x->metrics, (x->n_metrics+1) * sizeof *nm))==0 ) return 0;
+  x->metrics = nm;
+  nm = &x->metrics[x->n_metrics++];
+  memset(nm, 0, sizeof *nm);
+  nm->id = id;
+  return nm;
+}
+
+/* Reads the map field `name` of data_file df into x's metrics (what as
+** setMetrics).  A file without the field has no metrics of that kind. */
+static int getMetrics(avro_value_t *df, const char *name, ice_entry *x, int what){
+  avro_value_t f, arr, el, k, v;
+  size_t i, n;
+  int has;
+  if( FIELD(df, name, &f) ) return 0;            /* written without metrics */
+  if( (has = optBranch(&f, &arr))<=0 ) return has;
+  if( avro_value_get_size(&arr, &n) ) return -1;
+  for(i=0; i<n; i++){
+    int32_t id;
+    ice_metric *m;
+    if( avro_value_get_by_index(&arr, i, &el, 0) || FIELD(&el, "key", &k)
+     || avro_value_get_int(&k, &id) || FIELD(&el, "value", &v) || (m = metricOf(x, id))==0 ) return -1;
+    if( what<2 ){
+      if( avro_value_get_long(&v, what==0 ? &m->values : &m->nulls) ) return -1;
+    }else{
+      const void *p;
+      size_t len;
+      char **dst = what==2 ? &m->lo : &m->hi;
+      if( avro_value_get_bytes(&v, &p, &len) || (*dst = malloc(len ? len : 1))==0 ) return -1;
+      memcpy(*dst, p, len);
+      if( what==2 ) m->lo_n = len; else m->hi_n = len;
+    }
+  }
+  return 0;
+}
+
 static int entryRow(void *ctx, avro_value_t *r){
   entry_ctx *ec = ctx;
   ice_entry *x = growOne(&ec->g);
@@ -424,6 +502,8 @@ static int entryRow(void *ctx, avro_value_t *r){
    || getLong(&df, "file_size_in_bytes", &x->size)
    || FIELD(&df, "partition", &pr) || avro_value_get_size(&pr, &nf) || nf!=1
    || avro_value_get_by_index(&pr, 0, &pf, 0) ) return -1;
+  if( getMetrics(&df, "value_counts", x, 0) || getMetrics(&df, "null_value_counts", x, 1)
+   || getMetrics(&df, "lower_bounds", x, 2) || getMetrics(&df, "upper_bounds", x, 3) ) return -1;
   x->status = st;
   /* Sequence number inheritance: null is the manifest's (list's) number. */
   if( x->seq<=0 ) x->seq = ec->seq;
@@ -449,8 +529,12 @@ int ice_manifest_read(const char *path, int64_t seq, ice_entry **e, size_t *n,
 }
 
 void ice_entries_free(ice_entry *e, size_t n){
-  size_t i;
-  for(i=0; e && i<n; i++){ free(e[i].path); free(e[i].partition); }
+  size_t i, k;
+  for(i=0; e && i<n; i++){
+    free(e[i].path); free(e[i].partition);
+    for(k=0; k<e[i].n_metrics; k++){ free(e[i].metrics[k].lo); free(e[i].metrics[k].hi); }
+    free(e[i].metrics);
+  }
   free(e);
 }
 

@@ -15,6 +15,16 @@
 #define ICE_ADDED    1
 #define ICE_DELETED  2
 
+/* A data file's metrics of one column (data_file value_counts,
+** null_value_counts, lower_bounds, upper_bounds), bounds in Iceberg's
+** single-value binary form (long: 8 bytes little-endian, string: UTF-8). */
+typedef struct ice_metric {
+  int32_t id;                 /* the column's field id */
+  int64_t values, nulls;      /* values: NULLs included */
+  char *lo, *hi;              /* NULL: no bounds */
+  size_t lo_n, hi_n;
+} ice_metric;
+
 /* One manifest entry: a data file and its status in a snapshot. */
 typedef struct ice_entry {
   int status;                 /* ICE_... */
@@ -24,6 +34,8 @@ typedef struct ice_entry {
   char *path;                 /* absolute */
   char *partition;            /* the partition value */
   int64_t records, size;
+  ice_metric *metrics;        /* per column; may be none */
+  size_t n_metrics;
 } ice_entry;
 
 /* One manifest_file record of a manifest list. */

@@ -628,6 +628,36 @@ int pq_end_rows(pq_writer *w, size_t n){
 
 int pq_end_row(pq_writer *w){ return pq_end_rows(w, 1); }
 
+static int64_t le64(const uint8_t *p){
+  uint64_t v = 0;
+  int k;
+  for(k=0; k<8; k++) v |= (uint64_t)p[k] << 8*k;
+  return (int64_t)v;
+}
+
+/* Orders two statistics values of column c: integers signed, text bytewise. */
+static int statCmp(const pq_col *c, const uint8_t *a, size_t an, const uint8_t *b, size_t bn){
+  if( c->def.type==PQ_INT64 ){
+    int64_t x = le64(a), y = le64(b);
+    return x<y ? -1 : x>y;
+  }
+  return cmpBytes((const char*)a, an, (const char*)b, bn);
+}
+
+void pq_column_stats(const pq_writer *w, int col, pq_stats *out){
+  const pq_col *c = &w->col[col];
+  size_t m;
+  memset(out, 0, sizeof *out);
+  for(m=(size_t)col; m<w->nmeta; m+=(size_t)w->ncol){
+    const chunk_meta *x = &w->meta[m];
+    out->values += (uint64_t)x->values;
+    out->nulls += (uint64_t)x->nulls;
+    if( !x->has_stats ) continue;
+    if( out->min==0 || statCmp(c, x->min, x->min_n, out->min, out->min_n)<0 ){ out->min = x->min; out->min_n = x->min_n; }
+    if( out->max==0 || statCmp(c, x->max, x->max_n, out->max, out->max_n)>0 ){ out->max = x->max; out->max_n = x->max_n; }
+  }
+}
+
 /* ---- the footer ------------------------------------------------------------- */
 static void footerSchema(thrift *t, const pq_writer *w){
   int i;

@@ -75,6 +75,17 @@ int pq_end_rows(pq_writer *w, size_t n);
 ** @return 0 or -1. */
 int pq_finish(pq_writer *w, uint64_t *size);
 
+/* A column's statistics over the whole file (after pq_finish): values
+** (NULLs included), NULLs, and the min/max as written in the column chunk
+** statistics (integers 8 bytes little-endian, text its bytes); min is NULL
+** when the column holds no value but NULL.  Owned by the writer. */
+typedef struct pq_stats {
+  uint64_t values, nulls;
+  const uint8_t *min, *max;
+  size_t min_n, max_n;
+} pq_stats;
+void pq_column_stats(const pq_writer *w, int col, pq_stats *out);
+
 /* Rows ended so far. */
 uint64_t pq_rows(const pq_writer *w);
 

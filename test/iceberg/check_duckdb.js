@@ -9,8 +9,8 @@
 //       LIVE.json from check_avro.py: per table the live data files.  Every
 //       file is read by DuckDB: the rows of a table's files equal the
 //       expected rows, types included (BIGINT <-> integer, VARCHAR <->
-//       text, NULL <-> null); each file's row count and partition value
-//       match its manifest entry; parquet_schema() shows the Iceberg field
+//       text, NULL <-> null); each file's row count, partition value,
+//       null counts and bounds match its manifest entry; parquet_schema() shows the Iceberg field
 //       ids and REQUIRED/OPTIONAL; parquet_metadata() shows zstd, the
 //       encodings and statistics for every column chunk.  Then DuckDB's
 //       iceberg_scan, when its extension can be loaded (offline it cannot:
@@ -76,6 +76,21 @@ async function checkTable(con, name, expected, live) {
       `min("${PARTITION[name]}") AS p FROM read_parquet(${lit(f.path)})`)).getRowObjectsJson()[0];
     check(r.n === String(f.records), `${f.path}: ${r.n} rows, the manifest says ${f.records}`);
     check(r.k === '1' && r.p === f.partition, `${f.path}: partition ${r.p}, the manifest says ${f.partition}`);
+  }
+  // The manifest's column metrics (null counts, bounds) hold for the file.
+  for (const f of live.live) {
+    for (const [col, m] of Object.entries(f.metrics)) {
+      const r = (await con.runAndReadAll(
+        `SELECT (count(*) - count("${col}"))::VARCHAR AS nulls, min("${col}")::VARCHAR AS lo, ` +
+        `max("${col}")::VARCHAR AS hi FROM read_parquet(${lit(f.path)})`)).getRowObjectsJson()[0];
+      check(r.nulls === String(m.nulls), `${f.path}: ${col}: ${r.nulls} NULLs, the manifest says ${m.nulls}`);
+      if (m.lo !== null) {
+        check(r.lo === m.lo && r.hi === m.hi, `${f.path}: ${col}: ${r.lo}..${r.hi}, the manifest says ${m.lo}..${m.hi}`);
+      } else {  // no bounds: only for a column of NULLs, or text bounds over 64 bytes
+        check(r.lo === null || Buffer.byteLength(r.lo) > 64 || Buffer.byteLength(r.hi) > 64,
+          `${f.path}: ${col}: no bounds in the manifest`);
+      }
+    }
   }
   // The rows, types included.
   const desc = (await con.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${fileList})`)).getRowObjectsJson();
