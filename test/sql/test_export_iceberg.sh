@@ -6,11 +6,13 @@
 # (test/iceberg/check_duckdb.js); Debian's python3-avro reads every
 # manifest list and manifest and checks them and the metadata JSON against
 # the Iceberg v2 spec and the files on disk (test/iceberg/check_avro.py).
+# icebird (npm), an Iceberg reader of its own, reads every table through its
+# metadata, manifests and Parquet files and must return the same rows.
 # Then: an incremental export adds exactly the new files (and rewrites a run
 # that gained a chunk); an export with nothing new adds nothing; an export
 # killed (SIGKILL) after each step leaves the previous state readable and
 # the next export completes it.
-# @duckdb/node-api is installed with npm into the scratch folder once;
+# @duckdb/node-api and icebird are installed with npm into the scratch folder once;
 # skipped (77) only when node, npm or the npm registry is unreachable, or
 # python3-avro is missing.
 . "$(dirname "$0")/lib.sh" export_iceberg
@@ -22,14 +24,18 @@ py=/usr/bin/python3
 
 mods="${FNT_TEST_TMP:-/tmp}/duckdb-node"
 mkdir -p "$mods"
-if ! (cd "$mods" && node -e "require('@duckdb/node-api')") 2>/dev/null; then
-  echo "installing @duckdb/node-api into $mods"
+if ! (cd "$mods" && node -e "require('@duckdb/node-api')" && [ -d node_modules/icebird ]) 2>/dev/null; then
+  echo "installing @duckdb/node-api and icebird into $mods"
   [ -f "$mods/package.json" ] ||
-    echo '{"name": "fntrace-duckdb-check", "version": "1.0.0", "private": true}' > "$mods/package.json"
+    echo '{"name": "fntrace-iceberg-check", "version": "1.0.0", "private": true}' > "$mods/package.json"
   (cd "$mods" && npm install --no-audit --no-fund --no-update-notifier --loglevel=error \
-                   @duckdb/node-api) || { echo "npm install @duckdb/node-api failed"; exit 77; }
+                   @duckdb/node-api icebird) || { echo "npm install @duckdb/node-api icebird failed"; exit 77; }
 fi
 export NODE_PATH="$mods/node_modules"
+# An ES module resolves packages from its own folder (NODE_PATH does not
+# apply): run icebird's check from beside its node_modules.
+cp "$FNT_SOURCE/test/iceberg/check_icebird.mjs" "$mods/check_icebird_$$.mjs"
+trap 'rm -rf "$tmp" "$mods/check_icebird_$$.mjs"' EXIT
 
 fnt="$FNT_BUILD/fnt"
 lake="$tmp/lake"
@@ -40,6 +46,7 @@ export_all() { env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" -
 avro_check() { "$py" "$FNT_SOURCE/test/iceberg/check_avro.py" "$lake" "$@"; }
 expect_rows() { node "$FNT_SOURCE/test/iceberg/check_duckdb.js" expect "$FNT_BUILD/fntrace" "$wh" "$1"; }
 duck_check() { node "$FNT_SOURCE/test/iceberg/check_duckdb.js" check "$1" "$2" ${3:+"$3"}; }
+icebird_check() { node "$mods/check_icebird_$$.mjs" "$1" "$lake"; }
 # step NAME COMMAND...: runs a check, its output shown, its status counted.
 step() {
   local name=$1; shift
@@ -71,6 +78,7 @@ step "first export" export_all
 expect_rows "$tmp/exp1.json"
 step "avro: manifests, lists, metadata (round 1)" avro_check "$tmp/live1.json"
 step "duckdb: rows, types, field ids, statistics (round 1)" duck_check "$tmp/exp1.json" "$tmp/live1.json" "$lake"
+step "icebird: the tables read as Iceberg tables (round 1)" icebird_check "$tmp/exp1.json"
 expect "events in 2 row groups or more" True "$(jget "$tmp/live1.json" "d['events']['live'][0]['records'] > 5000 or d['events']['live'][1]['records'] > 5000")"
 
 # Round 2: run-a gains its last chunk, a new run, a new profile in a new repo.
@@ -80,6 +88,7 @@ step "incremental export" export_all
 expect_rows "$tmp/exp2.json"
 step "avro: only the new files added, run-a's old file deleted" avro_check "$tmp/live2.json" --prev "$tmp/live1.json" --exact-disk
 step "duckdb (round 2)" duck_check "$tmp/exp2.json" "$tmp/live2.json"
+step "icebird (round 2: run-a's old file deleted)" icebird_check "$tmp/exp2.json"
 expect "events: run-a and run-c added, run-a's first file deleted" "2 1" \
   "$(jget "$tmp/live2.json" "len(d['events']['added']), len(d['events']['deleted'])")"
 expect "runs and profiles: one new file each (run rows of run-a and run-c share a repo)" "1 1 0 0" \
@@ -108,11 +117,32 @@ for at in data manifest list metadata; do
       "$(jget "$tmp/kill$n.json" "d['events']['version']")"
   fi
   step "duckdb: the previous rows after the kill at $at" duck_check "$prev_exp" "$tmp/kill$n.json"
+  step "icebird: the previous rows after the kill at $at" icebird_check "$prev_exp"
   step "export after the kill at $at" export_all
   expect_rows "$tmp/expk$n.json"
   step "avro: completed after $at" avro_check "$tmp/livek$n.json" --prev "$prev_live"
   step "duckdb: completed after $at" duck_check "$tmp/expk$n.json" "$tmp/livek$n.json"
+  step "icebird: completed after $at" icebird_check "$tmp/expk$n.json"
   prev_live="$tmp/livek$n.json"; prev_exp="$tmp/expk$n.json"
+done
+
+# A real kill -9 at whatever point the export has reached: the tables stay
+# valid Iceberg tables (the old state or the new), and the next export
+# brings them to the warehouse.
+for delay in 0.05 0.2; do
+  n=$((n+1))
+  gen "k$n" "run-kill-$n" crash x 0 1 30000
+  file_chunk "k$n" >/dev/null
+  env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$wh" --row-group-rows 5000 \
+    > "$tmp/out" 2>&1 & pid=$!
+  sleep "$delay"; kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+  step "avro: valid after kill -9 at ${delay}s" avro_check "$tmp/kill$n.json"
+  step "export after kill -9 at ${delay}s" export_all
+  expect_rows "$tmp/expk$n.json"
+  step "avro: completed after kill -9 at ${delay}s" avro_check "$tmp/livek$n.json" --prev "$prev_live"
+  step "duckdb: completed after kill -9 at ${delay}s" duck_check "$tmp/expk$n.json" "$tmp/livek$n.json"
+  step "icebird: completed after kill -9 at ${delay}s" icebird_check "$tmp/expk$n.json"
+  prev_live="$tmp/livek$n.json"
 done
 
 # Another warehouse cannot append to these tables.
