@@ -112,6 +112,7 @@ typedef struct pq_col {
   uint32_t *idx;                    /* text: dictionary ids, non-null rows only */
   uint8_t *defl;                    /* nullable: 1 value, 0 NULL, per row */
   size_t nval, nrow;
+  size_t cap;                       /* rows the buffers hold (grow up to group_rows) */
   /* text dictionary: strings in `arena`, found through `slot` */
   char *arena; size_t arena_n, arena_cap;
   uint64_t *ent;                    /* offset << 32 | length */
@@ -205,11 +206,7 @@ pq_writer *pq_writer_new(const pq_column *cols, int ncol, size_t group_rows,
     c->name = strdup(cols[i].name);
     if( c->name==0 ) goto fail;
     c->def.name = c->name;
-    if( c->def.type==PQ_INT64 ) c->ival = malloc(group_rows * sizeof *c->ival);
-    else c->idx = malloc(group_rows * sizeof *c->idx);
-    if( c->def.type==PQ_INT64 ? c->ival==0 : c->idx==0 ) goto fail;
-    if( c->def.nullable && ((c->defl = malloc(group_rows))==0
-                            || (c->tmp = malloc(w->page_rows * sizeof *c->tmp))==0) ) goto fail;
+    if( c->def.nullable && (c->tmp = malloc(w->page_rows * sizeof *c->tmp))==0 ) goto fail;
   }
   if( emit(w, "PAR1", 4) ){ why = "write failed"; goto fail; }
   return w;
@@ -283,18 +280,45 @@ int64_t pq_intern(pq_writer *w, int col, const char *s, size_t n){
 }
 
 /* ---- values ------------------------------------------------------------- */
-static pq_col *valueCol(pq_writer *w, int col, pq_type t){
+/* Room for n more rows in c's buffers: they grow as rows come (doubling,
+** up to the row-group size), so a writer of a few rows stays small. */
+static int colRoom(pq_writer *w, pq_col *c, size_t n){
+  size_t cap = c->cap ? c->cap : 1024;
+  if( c->nrow + n <= c->cap ) return 0;
+  while( cap < c->nrow + n ) cap *= 2;
+  if( cap > w->group_rows ) cap = w->group_rows;
+  if( c->def.type==PQ_INT64 ){
+    int64_t *x = realloc(c->ival, cap * sizeof *x);
+    if( x==0 ) return fail(w, "out of memory");
+    c->ival = x;
+  }else{
+    uint32_t *x = realloc(c->idx, cap * sizeof *x);
+    if( x==0 ) return fail(w, "out of memory");
+    c->idx = x;
+  }
+  if( c->def.nullable ){
+    uint8_t *x = realloc(c->defl, cap);
+    if( x==0 ) return fail(w, "out of memory");
+    c->defl = x;
+  }
+  c->cap = cap;
+  return 0;
+}
+
+/* Column col, checked to take n values of type t now. */
+static pq_col *valueCol(pq_writer *w, int col, pq_type t, size_t n){
   pq_col *c;
   if( w->failed ) return 0;
   if( col<0 || col>=w->ncol ){ fail(w, "no such column"); return 0; }
   c = &w->col[col];
   if( c->def.type!=t ){ fail(w, "a value of the wrong type for its column"); return 0; }
   if( c->nrow!=w->rows_in_group ){ fail(w, "two values for one column of a row"); return 0; }
-  return c;
+  if( n > w->group_rows - w->rows_in_group ){ fail(w, "more rows than the row group has room for"); return 0; }
+  return colRoom(w, c, n) ? 0 : c;
 }
 
 int pq_int(pq_writer *w, int col, int64_t v){
-  pq_col *c = valueCol(w, col, PQ_INT64);
+  pq_col *c = valueCol(w, col, PQ_INT64, 1);
   if( c==0 ) return -1;
   c->ival[c->nval++] = v;
   if( c->defl ) c->defl[c->nrow] = 1;
@@ -303,7 +327,7 @@ int pq_int(pq_writer *w, int col, int64_t v){
 }
 
 int pq_text_id(pq_writer *w, int col, uint32_t id){
-  pq_col *c = valueCol(w, col, PQ_TEXT);
+  pq_col *c = valueCol(w, col, PQ_TEXT, 1);
   if( c==0 ) return -1;
   if( id>=c->nent ) return fail(w, "pq_text_id: no such dictionary id");
   c->idx[c->nval++] = id;
@@ -325,20 +349,15 @@ int pq_null(pq_writer *w, int col){
   c = &w->col[col];
   if( !c->def.nullable ) return fail(w, "NULL in a REQUIRED column");
   if( c->nrow!=w->rows_in_group ) return fail(w, "two values for one column of a row");
+  if( colRoom(w, c, 1) ) return -1;
   c->defl[c->nrow++] = 0;
   return 0;
 }
 
 size_t pq_room(const pq_writer *w){ return w->group_rows - w->rows_in_group; }
 
-static pq_col *bulkCol(pq_writer *w, int col, pq_type t, size_t n){
-  pq_col *c = valueCol(w, col, t);
-  if( c && n > w->group_rows - w->rows_in_group ){ fail(w, "more rows than the row group has room for"); return 0; }
-  return c;
-}
-
 int pq_ints(pq_writer *w, int col, const int64_t *v, size_t n){
-  pq_col *c = bulkCol(w, col, PQ_INT64, n);
+  pq_col *c = valueCol(w, col, PQ_INT64, n);
   if( c==0 ) return -1;
   memcpy(c->ival + c->nval, v, n * sizeof *v);
   if( c->defl ) memset(c->defl + c->nrow, 1, n);
@@ -348,7 +367,7 @@ int pq_ints(pq_writer *w, int col, const int64_t *v, size_t n){
 }
 
 int pq_text_ids(pq_writer *w, int col, const int64_t *ids, size_t n){
-  pq_col *c = bulkCol(w, col, PQ_TEXT, n);
+  pq_col *c = valueCol(w, col, PQ_TEXT, n);
   size_t i;
   if( c==0 ) return -1;
   for(i=0; i<n; i++){
