@@ -64,6 +64,11 @@ expect "calls refused as not yet" 1 "$(grep -c 'not yet.*rc=2' <<<"$(tr '\n' ' '
 got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$wh" --table nope 2>&1; echo "rc=$?")
 expect "unknown table refused" 1 "$(grep -c "not 'nope'" <<<"$got")"
 
+got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg --warehouse "$wh" 2>&1; echo "rc=$?")
+expect "no DEST refused" 1 "$(grep -c 'no DEST given' <<<"$got")"
+got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg --help)
+expect "--help has the tables and an example" 2 "$(grep -c 'partitioned by identity(run_id)\|^example:' <<<"$got")"
+
 # Round 1: two runs (one with 2 of its 3 chunks) in two repos, a profile.
 gen a0 run-a acme/widget c1 0 3 6000
 gen a1 run-a acme/widget c1 1 3 6000
