@@ -6,7 +6,7 @@
 **   DEST/<table>/data/<field>=<value>/<uuid>.parquet  data (parquet_write.c)
 **   DEST/<table>/metadata/<uuid>-m0.avro              manifests (iceberg_avro.c)
 **   DEST/<table>/metadata/snap-<id>-<uuid>.avro       manifest lists
-**   DEST/<table>/metadata/vN.metadata.json            table metadata (jansson)
+**   DEST/<table>/metadata/vN.metadata.json            table metadata (iceberg_meta.c)
 **   DEST/<table>/metadata/version-hint.text           N
 **
 ** Incremental: each export adds one Iceberg snapshot holding what the
@@ -19,7 +19,7 @@
 **
 ** Crash safety follows the store's own commit: data files, manifest and
 ** manifest list are written and fsynced first; the metadata file is
-** published by one link() of a fsynced temporary file to vN+1 (which fails
+** published (iceberg_meta.c) by one link() of a fsynced temporary file to vN+1 (which fails
 ** if another export took that number); version-hint.text is replaced by
 ** rename() after.  A crash before the link leaves unreferenced files only;
 ** readers probing past the hint find vN+1 even if the hint is stale.
@@ -30,20 +30,18 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fnt.h"
 #include "iceberg_avro.h"
+#include "iceberg_meta.h"
 #include "internal.h"        /* field ids (schema.c), file helpers (io.c) */
 #include "parquet_write.h"
 
-#define PART_FIELD_ID 1000
 #define EVENT_GROUP_ROWS (1u<<20)
 #define SMALL_GROUP_ROWS (64u*1024u)
 #define ZSTD_LEVEL 1
@@ -85,69 +83,13 @@ static int storeErr(exporter *x, int rc){
   return xerr(x, "%s", m[0] ? m : fnt_strerror(rc));
 }
 
-static void crashPoint(const char *step){
-  const char *at = getenv("FNT_EXPORT_ICEBERG_CRASH");
-  if( at && strcmp(at, step)==0 ) raise(SIGKILL);
-}
-
-static int64_t nowMs(void){ return fnt_now_micros() / 1000; }
-
-/* A random positive 63-bit id (Iceberg snapshot ids). */
-static int64_t randomId(void){
-  char hex[33];
-  int64_t v;
-  fnt_random_name(hex);
-  hex[15] = 0;
-  v = (int64_t)strtoull(hex, 0, 16);
-  return v ? v : 1;
-}
-
-static void randomUuid(char out[37]){
-  char h[33];
-  fnt_random_name(h);
-  h[12] = '4';                                   /* version 4 */
-  h[16] = "89ab"[h[16] % 4];                     /* RFC 4122 variant */
-  snprintf(out, 37, "%.8s-%.4s-%.4s-%.4s-%.12s", h, h+8, h+12, h+16, h+20);
-}
-
-static int nullableCol(const char *name){
-  return strcmp(name, "commit")==0 || strcmp(name, "stable_id")==0;
-}
-
-/* ---- the Iceberg schema and partition spec of a table -------------------- */
-static json_t *schemaJson(fnt_table t){
-  const fnt_colinfo *ci = fnt_table_cols(t);
-  json_t *fields = json_array();
-  int i;
-  for(i=0; i<fnt_table_ncol(t); i++){
-    json_array_append_new(fields, json_pack("{s:I, s:s, s:b, s:s}",
-        "id", (json_int_t)ci[i].field_id, "name", ci[i].name,
-        "required", !nullableCol(ci[i].name), "type", ci[i].is_text ? "string" : "long"));
-  }
-  return json_pack("{s:s, s:i, s:o}", "type", "struct", "schema-id", 0, "fields", fields);
-}
-
-static json_t *specFields(const ice_table *it){
-  const fnt_colinfo *ci = fnt_table_cols(it->table);
-  return json_pack("[{s:s, s:s, s:I, s:i}]", "name", ci[it->part_col].name,
-                   "transform", "identity", "source-id", (json_int_t)ci[it->part_col].field_id,
-                   "field-id", PART_FIELD_ID);
-}
-
-static int lastColumnId(fnt_table t){
-  const fnt_colinfo *ci = fnt_table_cols(t);
-  int i, m = 0;
-  for(i=0; i<fnt_table_ncol(t); i++) if( (int)ci[i].field_id > m ) m = (int)ci[i].field_id;
-  return m;
-}
-
 /* ---- what the warehouse holds: chunks and profiles ------------------------ */
-typedef struct key { char *run_id; char *repo; int64_t chunk; } key;
+typedef struct key { char *run_id; int64_t chunk; } key;
 typedef struct keyset { key *k; size_t n, cap; } keyset;
 
 static void keysetFree(keyset *s){
   size_t i;
-  for(i=0; i<s->n; i++){ free(s->k[i].run_id); free(s->k[i].repo); }
+  for(i=0; i<s->n; i++) free(s->k[i].run_id);
   free(s->k);
   memset(s, 0, sizeof *s);
 }
@@ -159,28 +101,27 @@ static int keyCmp(const void *a, const void *b){
 }
 
 static int keysetHas(const keyset *s, const char *run_id, int64_t chunk){
-  key k = {(char*)run_id, 0, chunk};
+  key k = {(char*)run_id, chunk};
   return s->n && bsearch(&k, s->k, s->n, sizeof k, keyCmp)!=0;
 }
 
-/* Chunks filed (from fn_trace_runs: run_id, repo, chunk), or profiles
-** (from fn_profile: run_id, repo; chunk -1), sorted, without repeats. */
+/* Chunks filed (from fn_trace_runs: run_id, chunk), or profiles (from
+** fn_profile: run_id; chunk -1), sorted, without repeats. */
 static int loadKeys(exporter *x, fnt_snapshot *snap, int profiles, keyset *out){
   fnt_predicate p;
   fnt_scan *sc = 0;
   fnt_table t = profiles ? FNT_TABLE_PROFILE : FNT_TABLE_RUNS;
   int crun = profiles ? FNT_PROF_RUN_ID : FNT_RUN_RUN_ID;
-  int crepo = profiles ? FNT_PROF_REPO : FNT_RUN_REPO;
   int rc;
   size_t i, o;
   memset(out, 0, sizeof *out);
   if( snap==0 ) return 0;
   fnt_predicate_init(&p);
-  p.columns = 1ull<<crun | 1ull<<crepo | (profiles ? 0 : 1ull<<FNT_RUN_CHUNK);
+  p.columns = 1ull<<crun | (profiles ? 0 : 1ull<<FNT_RUN_CHUNK);
   if( (rc = fnt_scan_open(snap, t, &p, &sc))<0 ) return storeErr(x, rc);
   while( (rc = fnt_scan_next(sc))==1 ){
     key *k;
-    const char *run = fnt_scan_text(sc, crun, 0), *repo = fnt_scan_text(sc, crepo, 0);
+    const char *run = fnt_scan_text(sc, crun, 0);
     if( out->n==out->cap ){
       size_t cap = out->cap ? out->cap*2 : 256;
       key *nk = realloc(out->k, cap * sizeof *nk);
@@ -189,16 +130,15 @@ static int loadKeys(exporter *x, fnt_snapshot *snap, int profiles, keyset *out){
     }
     k = &out->k[out->n];
     k->run_id = strdup(run ? run : "");
-    k->repo = strdup(repo ? repo : "");
     k->chunk = profiles ? -1 : fnt_scan_int(sc, FNT_RUN_CHUNK);
     out->n++;
-    if( k->run_id==0 || k->repo==0 ){ rc = FNT_E_NOMEM; break; }
+    if( k->run_id==0 ){ rc = FNT_E_NOMEM; break; }
   }
   fnt_scan_close(sc);
   if( rc<0 ){ keysetFree(out); return rc==FNT_E_NOMEM ? xerr(x, "out of memory") : storeErr(x, rc); }
   qsort(out->k, out->n, sizeof *out->k, keyCmp);
   for(i=o=0; i<out->n; i++){         /* a profile has a row per function */
-    if( o && keyCmp(&out->k[o-1], &out->k[i])==0 ){ free(out->k[i].run_id); free(out->k[i].repo); continue; }
+    if( o && keyCmp(&out->k[o-1], &out->k[i])==0 ){ free(out->k[i].run_id); continue; }
     out->k[o++] = out->k[i];
   }
   out->n = o;
@@ -270,7 +210,7 @@ static dfile *dfileFor(exporter *x, const ice_table *it, const char *tdir,
   for(c=0; c<nc && c<64; c++){
     cols[c].name = ci[c].name;
     cols[c].type = ci[c].is_text ? PQ_TEXT : PQ_INT64;
-    cols[c].nullable = nullableCol(ci[c].name);
+    cols[c].nullable = ice_nullable(ci[c].name);
     cols[c].field_id = (int32_t)ci[c].field_id;
   }
   d->w = pq_writer_new(cols, nc, group_rows, ZSTD_LEVEL, sinkFile, d->f, &why);
@@ -497,107 +437,6 @@ static int writeScan(exporter *x, const ice_table *it, const char *tdir,
   return 0;
 }
 
-/* ---- the table's Iceberg state ------------------------------------------------ */
-typedef struct ice_state {
-  json_t *meta;            /* the current metadata document, or NULL: new table */
-  long version;            /* N of vN.metadata.json; 0: none */
-  int64_t snapshot_id;     /* current; 0: none */
-  int64_t seq;             /* last-sequence-number */
-  uint64_t wh_snapshot;    /* the warehouse snapshot exported last */
-  const char *list_path;   /* the current snapshot's manifest list */
-  json_t *summary;         /* the current snapshot's summary */
-  int hint_stale;          /* version-hint.text names an older version */
-} ice_state;
-
-static void metaPath(char *out, size_t n, const char *tdir, long v){
-  snprintf(out, n, "%s/metadata/v%ld.metadata.json", tdir, v);
-}
-
-static int loadState(exporter *x, const char *tdir, ice_state *s){
-  char path[PBUF];
-  FILE *f;
-  long v = 0, hinted;
-  json_error_t je;
-  json_t *props, *snaps, *sn;
-  size_t i;
-  memset(s, 0, sizeof *s);
-  snprintf(path, sizeof path, "%s/metadata/version-hint.text", tdir);
-  if( (f = fopen(path, "r"))!=0 ){
-    if( fscanf(f, "%ld", &v)!=1 || v<1 ) v = 0;
-    fclose(f);
-  }
-  /* The hint may be stale (a crash after publishing): probe past it. */
-  hinted = v;
-  for(;;){
-    struct stat sb;
-    metaPath(path, sizeof path, tdir, v+1);
-    if( stat(path, &sb) ) break;
-    v++;
-  }
-  if( v==0 ) return 0;
-  s->hint_stale = v!=hinted;
-  metaPath(path, sizeof path, tdir, v);
-  if( (s->meta = json_load_file(path, 0, &je))==0 )
-    return xerr(x, "%s: line %d: %s", path, je.line, je.text);
-  s->version = v;
-  if( json_integer_value(json_object_get(s->meta, "format-version"))!=2 )
-    return xerr(x, "%s: not an Iceberg format-version 2 table", path);
-  s->seq = json_integer_value(json_object_get(s->meta, "last-sequence-number"));
-  s->snapshot_id = json_integer_value(json_object_get(s->meta, "current-snapshot-id"));
-  props = json_object_get(s->meta, "properties");
-  {
-    const char *w = json_string_value(json_object_get(props, "fntrace.warehouse-snapshot-id"));
-    const char *src = json_string_value(json_object_get(props, "fntrace.warehouse"));
-    if( w==0 ) return xerr(x, "%s: no fntrace.warehouse-snapshot-id property: not a table fnt export-iceberg wrote", path);
-    s->wh_snapshot = strtoull(w, 0, 10);
-    if( src && strcmp(src, x->wh)!=0 )
-      return xerr(x, "%s: exported from the warehouse %s, not %s; export to another DEST", path, src, x->wh);
-  }
-  snaps = json_object_get(s->meta, "snapshots");
-  json_array_foreach(snaps, i, sn){
-    if( json_integer_value(json_object_get(sn, "snapshot-id"))==s->snapshot_id ){
-      s->list_path = json_string_value(json_object_get(sn, "manifest-list"));
-      s->summary = json_object_get(sn, "summary");
-    }
-  }
-  if( s->snapshot_id>0 && s->list_path==0 )
-    return xerr(x, "%s: current snapshot %lld is not in its snapshots", path, (long long)s->snapshot_id);
-  return 0;
-}
-
-static int64_t summaryInt(json_t *summary, const char *k){
-  const char *v = json_string_value(json_object_get(summary, k));
-  return v ? strtoll(v, 0, 10) : 0;
-}
-
-static void summarySet(json_t *summary, const char *k, int64_t v){
-  char t[24];
-  snprintf(t, sizeof t, "%lld", (long long)v);
-  json_object_set_new(summary, k, json_string(t));
-}
-
-/* A new table's metadata, without snapshots. */
-static json_t *newMeta(exporter *x, const ice_table *it, const char *tdir){
-  char uuid[37];
-  json_t *m;
-  randomUuid(uuid);
-  m = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:[o], s:i, s:[{s:i, s:o}], s:i,"
-                " s:i, s:[{s:i, s:[]}], s:{s:s, s:s, s:s, s:s}, s:[], s:[], s:[], s:{}}",
-      "format-version", 2, "table-uuid", uuid, "location", tdir,
-      "last-sequence-number", (json_int_t)0, "last-updated-ms", (json_int_t)nowMs(),
-      "last-column-id", lastColumnId(it->table), "current-schema-id", 0,
-      "schemas", schemaJson(it->table), "default-spec-id", 0,
-      "partition-specs", "spec-id", 0, "fields", specFields(it),
-      "last-partition-id", PART_FIELD_ID, "default-sort-order-id", 0,
-      "sort-orders", "order-id", 0, "fields",
-      "properties", "write.format.default", "parquet",
-                    "write.parquet.compression-codec", "zstd",
-                    "fntrace.table", fnt_table_name(it->table),
-                    "fntrace.warehouse", x->wh,
-      "snapshots", "snapshot-log", "metadata-log", "refs");
-  return m;
-}
-
 /* ---- one table's export ------------------------------------------------------ */
 typedef struct strs { char **s; size_t n; } strs;
 
@@ -754,13 +593,13 @@ static int buildManifests(exporter *x, const ice_table *it, const char *tdir,
   }
   if( nent ){
     ice_table_desc d;
-    schema = schemaJson(it->table);
-    spec = specFields(it);
+    schema = ice_schema_json(it->table);
+    spec = ice_spec_fields(it->table, it->part_col);
     schemaText = json_dumps(schema, JSON_COMPACT);
     specText = json_dumps(spec, JSON_COMPACT);
     if( schemaText==0 || specText==0 ){ xerr(x, "out of memory"); goto done; }
     d.schema_json = schemaText; d.spec_json = specText;
-    d.part_name = ci[it->part_col].name; d.part_field_id = PART_FIELD_ID;
+    d.part_name = ci[it->part_col].name; d.part_field_id = ICE_PART_FIELD_ID;
     fnt_random_name(name);
     snprintf(mpath, sizeof mpath, "%s/metadata/%s-m0.avro", tdir, name);
     if( ice_manifest_write(mpath, &d, ent, nent, snap, seq, &res[nres], x->err, sizeof x->err) ) goto done;
@@ -777,45 +616,6 @@ done:
   return rc;
 }
 
-/* Replaces version-hint.text by one naming version v. */
-static int writeHint(exporter *x, const char *tdir, long v){
-  char tmp[PBUF], fin[PBUF], mdir[TDIR_MAX + 16], name[33], hint[24];
-  fnt_random_name(name);
-  snprintf(mdir, sizeof mdir, "%s/metadata", tdir);
-  snprintf(hint, sizeof hint, "%ld\n", v);
-  snprintf(tmp, sizeof tmp, "%s/tmp-%s.hint", mdir, name);
-  snprintf(fin, sizeof fin, "%s/version-hint.text", mdir);
-  if( fnt_io_write_file(tmp, hint, strlen(hint), 1) || fnt_io_rename(tmp, fin)
-   || fnt_io_fsync_dir(mdir) ) return xerr(x, "%s: %s", fin, strerror(errno));
-  return 0;
-}
-
-/* Publishes metadata `m` as version v: a fsynced temporary file linked to
-** vN.metadata.json (never replacing one), then version-hint.text. */
-static int publish(exporter *x, const char *tdir, json_t *m, long v){
-  char tmp[PBUF], fin[PBUF], mdir[TDIR_MAX + 16], name[33];
-  char *text = json_dumps(m, JSON_INDENT(2));
-  int rc;
-  if( text==0 ) return xerr(x, "out of memory");
-  fnt_random_name(name);
-  snprintf(mdir, sizeof mdir, "%s/metadata", tdir);
-  snprintf(tmp, sizeof tmp, "%s/tmp-%s.json", mdir, name);
-  metaPath(fin, sizeof fin, tdir, v);
-  rc = fnt_io_write_file(tmp, text, strlen(text), 1);
-  free(text);
-  if( rc ) return xerr(x, "%s: %s", tmp, strerror(errno));
-  if( fnt_io_link(tmp, fin) ){
-    int e = errno;
-    unlink(tmp);
-    if( e==EEXIST ) return xerr(x, "%s: another export published this version meanwhile; run the export again", fin);
-    return xerr(x, "%s: %s", fin, strerror(e));
-  }
-  unlink(tmp);
-  if( fnt_io_fsync_dir(mdir) ) return xerr(x, "%s: %s", mdir, strerror(errno));
-  crashPoint("metadata");
-  return writeHint(x, tdir, v);
-}
-
 typedef struct table_stats {
   uint64_t rows, files, bytes, deleted_files;
   int64_t snapshot_id;
@@ -826,25 +626,26 @@ static int exportTable(exporter *x, const ice_table *it, fnt_snapshot *now,
                        table_stats *ts){
   char tdir[TDIR_MAX], list[PBUF], name[33];
   ice_state s;
+  ice_commit c;
   fnt_snapshot *prev = 0;
   fnt_snapshot_info ni;
   dfiles fs = {0};
   strs replaced = {0};
   ice_manifest *mf = 0;
   size_t nmf = 0, i;
-  int64_t snap = randomId(), seq, delFiles = 0, delRows = 0, delBytes = 0, ms = nowMs(), bytes = 0;
-  json_t *meta = 0, *summary = 0, *sn;
+  json_t *meta = 0;
   int rc = -1;
   memset(ts, 0, sizeof *ts);
+  memset(&c, 0, sizeof c);
   snprintf(tdir, sizeof tdir, "%s/%.16s", x->dest, it->name);
   snprintf(list, sizeof list, "%s/metadata", tdir);
   if( fnt_io_mkdirs(list)<0 ) return xerr(x, "%s: %s", list, strerror(errno));
-  if( loadState(x, tdir, &s) ) goto done;
+  if( ice_state_load(tdir, x->wh, &s, x->err, sizeof x->err) ) goto done;
   fnt_snapshot_describe(now, &ni);
   if( s.meta && s.wh_snapshot==ni.id ){
     ts->up_to_date = 1;
     ts->snapshot_id = s.snapshot_id;
-    rc = s.hint_stale ? writeHint(x, tdir, s.version) : 0;
+    rc = s.hint_stale ? ice_write_hint(tdir, s.version, x->err, sizeof x->err) : 0;
     goto done;
   }
   if( s.meta && s.wh_snapshot>0 ){
@@ -857,67 +658,34 @@ static int exportTable(exporter *x, const ice_table *it, fnt_snapshot *now,
     if( r<0 ){ storeErr(x, r); goto done; }
   }
   if( writeData(x, it, tdir, prev, now, &fs, &replaced, &ts->rows) ) goto done;
-  if( fs.n ) crashPoint("data");
-  seq = s.seq + 1;
-  if( buildManifests(x, it, tdir, &s, &fs, &replaced, snap, seq, &mf, &nmf, &delFiles, &delRows, &delBytes) ) goto done;
-  crashPoint("manifest");
+  if( fs.n ) ice_crash_point("data");
+  c.snapshot_id = ice_random_id();
+  c.seq = s.seq + 1;
+  c.ms = ice_now_ms();
+  if( buildManifests(x, it, tdir, &s, &fs, &replaced, c.snapshot_id, c.seq, &mf, &nmf,
+                     &c.deleted_files, &c.deleted_rows, &c.deleted_bytes) ) goto done;
+  ice_crash_point("manifest");
   fnt_random_name(name);
-  snprintf(list, sizeof list, "%s/metadata/snap-%lld-1-%s.avro", tdir, (long long)snap, name);
-  if( ice_list_write(list, snap, s.snapshot_id, seq, mf, nmf, x->err, sizeof x->err) ) goto done;
-  crashPoint("list");
-
-  /* The new metadata: the old document (or a new one) and the snapshot. */
-  meta = s.meta ? json_deep_copy(s.meta) : newMeta(x, it, tdir);
+  snprintf(list, sizeof list, "%s/metadata/snap-%lld-1-%s.avro", tdir, (long long)c.snapshot_id, name);
+  if( ice_list_write(list, c.snapshot_id, s.snapshot_id, c.seq, mf, nmf, x->err, sizeof x->err) ) goto done;
+  ice_crash_point("list");
+  c.manifest_list = list;
+  c.overwrite = replaced.n>0;
+  c.added_files = (int64_t)fs.n;
+  c.added_rows = (int64_t)ts->rows;
+  for(i=0; i<fs.n; i++) c.added_bytes += (int64_t)fs.d[i].size;
+  c.wh_snapshot = ni.id;
+  meta = ice_meta_next(&s, it->table, it->part_col, tdir, x->wh, &c);
   if( meta==0 ){ xerr(x, "out of memory"); goto done; }
-  for(i=0; i<fs.n; i++) bytes += (int64_t)fs.d[i].size;
-  summary = json_pack("{s:s}", "operation", replaced.n ? "overwrite" : "append");
-  summarySet(summary, "added-data-files", (int64_t)fs.n);
-  summarySet(summary, "added-records", (int64_t)ts->rows);
-  summarySet(summary, "added-files-size", bytes);
-  summarySet(summary, "deleted-data-files", delFiles);
-  summarySet(summary, "deleted-records", delRows);
-  summarySet(summary, "removed-files-size", delBytes);
-  summarySet(summary, "changed-partition-count", (int64_t)fs.n);  /* a file per partition */
-  summarySet(summary, "total-data-files", summaryInt(s.summary, "total-data-files") + (int64_t)fs.n - delFiles);
-  summarySet(summary, "total-records", summaryInt(s.summary, "total-records") + (int64_t)ts->rows - delRows);
-  summarySet(summary, "total-delete-files", 0);
-  summarySet(summary, "total-position-deletes", 0);
-  summarySet(summary, "total-equality-deletes", 0);
-  summarySet(summary, "fntrace.warehouse-snapshot-id", (int64_t)ni.id);
-  summarySet(summary, "total-files-size", summaryInt(s.summary, "total-files-size") + bytes - delBytes);
-  sn = json_pack("{s:I, s:I, s:I, s:s, s:o, s:i}", "snapshot-id", (json_int_t)snap,
-                 "sequence-number", (json_int_t)seq, "timestamp-ms", (json_int_t)ms,
-                 "manifest-list", list, "summary", summary, "schema-id", 0);
-  summary = 0;
-  if( sn==0 ){ xerr(x, "out of memory"); goto done; }
-  if( s.snapshot_id>0 ) json_object_set_new(sn, "parent-snapshot-id", json_integer(s.snapshot_id));
-  json_array_append_new(json_object_get(meta, "snapshots"), sn);
-  json_array_append_new(json_object_get(meta, "snapshot-log"),
-                        json_pack("{s:I, s:I}", "timestamp-ms", (json_int_t)ms, "snapshot-id", (json_int_t)snap));
-  if( s.meta ){
-    char old[PBUF];
-    metaPath(old, sizeof old, tdir, s.version);
-    json_array_append_new(json_object_get(meta, "metadata-log"),
-        json_pack("{s:I, s:s}", "timestamp-ms",
-                  json_object_get(s.meta, "last-updated-ms") ? json_integer_value(json_object_get(s.meta, "last-updated-ms")) : (json_int_t)ms,
-                  "metadata-file", old));
-  }
-  json_object_set_new(meta, "last-sequence-number", json_integer(seq));
-  json_object_set_new(meta, "last-updated-ms", json_integer(ms));
-  json_object_set_new(meta, "current-snapshot-id", json_integer(snap));
-  json_object_set_new(json_object_get(meta, "refs"), "main",
-                      json_pack("{s:I, s:s}", "snapshot-id", (json_int_t)snap, "type", "branch"));
-  summarySet(json_object_get(meta, "properties"), "fntrace.warehouse-snapshot-id", (int64_t)ni.id);
-  if( publish(x, tdir, meta, s.version + 1) ) goto done;
+  if( ice_publish(tdir, meta, s.version + 1, x->err, sizeof x->err) ) goto done;
   ts->files = fs.n;
-  ts->bytes = (uint64_t)bytes;
-  ts->deleted_files = (uint64_t)delFiles;
-  ts->snapshot_id = snap;
+  ts->bytes = (uint64_t)c.added_bytes;
+  ts->deleted_files = (uint64_t)c.deleted_files;
+  ts->snapshot_id = c.snapshot_id;
   rc = 0;
 done:
-  json_decref(summary);
   json_decref(meta);
-  json_decref(s.meta);
+  ice_state_free(&s);
   ice_manifests_free(mf, nmf);
   strsFree(&replaced);
   dfilesFree(&fs);
