@@ -707,10 +707,13 @@ static void footerChunk(thrift *t, const pq_col *c, const chunk_meta *m){
   tI32(t, 1, c->def.type==PQ_INT64 ? PT_INT64 : PT_BYTE_ARRAY);
   /* The encodings used: PLAIN (dictionary pages, or a text chunk of NULLs
   ** only), RLE (levels), and the values' own. */
-  tList(t, 2, T_I32, 3);
-  bufVarint(t->b, zz(ENC_PLAIN)); bufVarint(t->b, zz(ENC_RLE));
-  bufVarint(t->b, zz(m->has_dict ? ENC_RLE_DICTIONARY
-                     : c->def.type==PQ_INT64 ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN));
+  {
+    int values = m->has_dict ? ENC_RLE_DICTIONARY
+               : c->def.type==PQ_INT64 ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN;
+    tList(t, 2, T_I32, values==ENC_PLAIN ? 2 : 3);
+    bufVarint(t->b, zz(ENC_PLAIN)); bufVarint(t->b, zz(ENC_RLE));
+    if( values!=ENC_PLAIN ) bufVarint(t->b, zz(values));
+  }
   tList(t, 3, T_BINARY, 1);
   bufVarint(t->b, strlen(c->def.name)); bufPut(t->b, c->def.name, strlen(c->def.name));
   tI32(t, 4, CODEC_ZSTD);

@@ -2,7 +2,8 @@
 """make_chunks.py -- chunk and profile JSON (SPEC §4) for the Iceberg export
 test, deterministic, with the edge values an exporter must carry: NULL and
 "" commits and stable_ids, an empty symbol, non-ASCII and quoting in text,
-thread 2^32-1, t_ns 2^63-1.
+thread 2^32-1, t_ns 2^63-1; a profile's first 1,300 rows have no
+stable_id (so a data page holds NULLs only) and no profile has a commit.
 
     make_chunks.py OUT_DIR NAME RUN_ID REPO COMMIT CHUNK CHUNKS EVENTS
     make_chunks.py OUT_DIR NAME --profile RUN_ID REPO ROWS
@@ -49,7 +50,7 @@ def profile(run_id, repo, rows):
     return {"run_id": run_id, "ts_micros": 1764680000000000, "repo": repo,
             "commit": "", "target": "widget_bench", "samples": 4000,
             "profile_ns": 10**9,
-            "rows": [{"symbol": f"fn_{i}", "stable_id": (f"c p * fn_{i}()." if i % 2 else None),
+            "rows": [{"symbol": f"fn_{i}", "stable_id": (f"c p * fn_{i}()." if i % 2 and i >= 1300 else None),
                       "self_ns": rnd.randint(0, 10**6), "total_ns": 10**6 + i,
                       "self_samples": i, "total_samples": 2 * i} for i in range(rows)]}
 

@@ -75,7 +75,7 @@ gen a1 run-a acme/widget c1 1 3 6000
 gen a2 run-a acme/widget c1 2 3 6000
 gen b0 "run b/ü" "other repo/ü" - 0 1 3000
 gen c0 run-c acme/widget "" 0 1 2000
-gen p1 --profile prof-1 acme/widget 50
+gen p1 --profile prof-1 acme/widget 3000
 gen p2 --profile prof-2 third 20
 for c in a0 a1 b0; do file_chunk $c >/dev/null; done
 file_profile p1 >/dev/null
