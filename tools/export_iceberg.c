@@ -725,7 +725,7 @@ int cmd_export_iceberg(int argc, char **argv){
     {0, 0, 0, 0}
   };
   const char *wh = 0, *table = "all";
-  char whAbs[PATH_MAX];
+  char whAbs[PATH_MAX] = "";
   exporter x;
   fnt_snapshot *now = 0;
   fnt_snapshot_info ni;
@@ -764,14 +764,17 @@ int cmd_export_iceberg(int argc, char **argv){
     cli_error("export-iceberg", "--table: expected events, runs, profiles, calls or all, not '%s'", table);
     return 2;
   }
-  if( fnt_io_mkdirs(argv[optind])<0 || realpath(argv[optind], x.dest)==0 ){
-    cli_error("export-iceberg", "%s: %s", argv[optind], strerror(errno));
+  /* An export reads: a mistyped --warehouse must not become an empty one. */
+  if( (c = fnt_open(cli_warehouse(wh), 0, &x.st))!=FNT_OK ){
+    const char *m = x.st ? fnt_errmsg(x.st) : "";
+    if( m[0] ) cli_error("export-iceberg", "%s", m);
+    else cli_error("export-iceberg", "%s: %s", cli_warehouse(wh), fnt_strerror(c));
+    fnt_close(x.st);
     return 1;
   }
-  x.st = cli_open(cli_warehouse(wh));
-  if( x.st==0 ) return 1;
-  if( realpath(fnt_path(x.st), whAbs)==0 ){
-    cli_error("export-iceberg", "%s: %s", fnt_path(x.st), strerror(errno));
+  if( realpath(fnt_path(x.st), whAbs)==0
+   || fnt_io_mkdirs(argv[optind])<0 || realpath(argv[optind], x.dest)==0 ){
+    cli_error("export-iceberg", "%s: %s", whAbs[0] ? argv[optind] : fnt_path(x.st), strerror(errno));
     fnt_close(x.st);
     return 1;
   }

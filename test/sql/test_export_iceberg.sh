@@ -150,8 +150,14 @@ for delay in 0.05 0.2; do
   prev_live="$tmp/livek$n.json"
 done
 
+# No warehouse there: refused, nothing created.
+got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$tmp/lake-none" --warehouse "$tmp/no-such" 2>&1; echo "rc=$?")
+expect "a missing warehouse refused, not created" "1 no" \
+  "$(grep -c "no-such.*rc=1" <<<"$(tr '\n' ' ' <<<"$got")") $([ -e "$tmp/no-such" ] || [ -e "$tmp/lake-none" ] && echo yes || echo no)"
+
 # Another warehouse cannot append to these tables.
 other="$tmp/other-warehouse"
+echo "SELECT fnt_open('$other') IS NULL;" | sql >/dev/null
 got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$other" 2>&1 || true)
 expect "another warehouse refused" 1 "$(grep -c 'exported from the warehouse' <<<"$got")"
 
