@@ -438,7 +438,8 @@ static int writeScan(exporter *x, const ice_table *it, const char *tdir,
 }
 
 /* ---- one table's export ------------------------------------------------------ */
-typedef struct strs { char **s; size_t n; } strs;
+/* The partitions an export rewrites whole: a list, or all of them. */
+typedef struct strs { char **s; size_t n; int all; } strs;
 
 static int strsAdd(strs *a, const char *s){
   char **ns = realloc(a->s, (a->n+1) * sizeof *ns);
@@ -453,6 +454,7 @@ static void strsFree(strs *a){
 }
 static int strsHas(const strs *a, const char *s){
   size_t i;
+  if( a->all ) return 1;
   for(i=0; s && i<a->n; i++) if( strcmp(a->s[i], s)==0 ) return 1;
   return 0;
 }
@@ -541,7 +543,7 @@ static int buildManifests(exporter *x, const ice_table *it, const char *tdir,
   for(i=0; i<nold; i++){
     ice_entry *e = 0;
     size_t ne = 0, r = 0;
-    int hit = 0;
+    int hit = replaced->all;
     for(k=0; k<replaced->n; k++){
       if( old[i].lower && strcmp(replaced->s[k], old[i].lower)>=0
        && strcmp(replaced->s[k], old[i].upper)<=0 ) hit = 1;
@@ -651,11 +653,14 @@ static int exportTable(exporter *x, const ice_table *it, fnt_snapshot *now,
   if( s.meta && s.wh_snapshot>0 ){
     int r = fnt_snapshot_at(x->st, s.wh_snapshot, &prev);
     if( r==FNT_E_NOTFOUND ){
-      xerr(x, "%s: the warehouse snapshot %llu exported last has been expired, so what was "
-           "filed since cannot be told; export to a new DEST", tdir, (unsigned long long)s.wh_snapshot);
+      /* What was filed since cannot be told: rewrite the table whole. */
+      printf("%-8s the warehouse snapshot %llu exported last has been expired: "
+             "rewriting the table whole\n", it->name, (unsigned long long)s.wh_snapshot);
+      replaced.all = 1;
+    }else if( r<0 ){
+      storeErr(x, r);
       goto done;
     }
-    if( r<0 ){ storeErr(x, r); goto done; }
   }
   if( writeData(x, it, tdir, prev, now, &fs, &replaced, &ts->rows) ) goto done;
   if( fs.n ) ice_crash_point("data");
@@ -670,7 +675,7 @@ static int exportTable(exporter *x, const ice_table *it, fnt_snapshot *now,
   if( ice_list_write(list, c.snapshot_id, s.snapshot_id, c.seq, mf, nmf, x->err, sizeof x->err) ) goto done;
   ice_crash_point("list");
   c.manifest_list = list;
-  c.overwrite = replaced.n>0;
+  c.overwrite = replaced.n>0 || replaced.all;
   c.added_files = (int64_t)fs.n;
   c.added_rows = (int64_t)ts->rows;
   for(i=0; i<fs.n; i++) c.added_bytes += (int64_t)fs.d[i].size;

@@ -150,6 +150,21 @@ for delay in 0.05 0.2; do
   prev_live="$tmp/livek$n.json"
 done
 
+# The warehouse snapshot exported last expired: the tables are rewritten
+# whole, every old file deleted, and still read as SQL does.
+n=$((n+1))
+gen "k$n" "run-after-expiry" acme/widget c2 0 1 500
+file_chunk "k$n" >/dev/null
+env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" expire --warehouse "$wh" --keep-seconds 0 >/dev/null
+got=$(export_all)
+expect "expired: rewritten whole" 3 "$(grep -c 'rewriting the table whole' <<<"$got")"
+expect_rows "$tmp/expk$n.json"
+step "avro: every old file deleted, all rows added again" avro_check "$tmp/livek$n.json" --prev "$prev_live" --exact-disk
+expect "nothing of the previous snapshot left live" 0 \
+  "$(jget "$tmp/livek$n.json" "sum(len(set(f['path'] for f in d[t]['live']) & set(f['path'] for f in json.load(open('$prev_live'))[t]['live'])) for t in d)")"
+step "duckdb: after the rewrite" duck_check "$tmp/expk$n.json" "$tmp/livek$n.json"
+step "icebird: after the rewrite" icebird_check "$tmp/expk$n.json"
+
 # No warehouse there: refused, nothing created.
 got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$tmp/lake-none" --warehouse "$tmp/no-such" 2>&1; echo "rc=$?")
 expect "a missing warehouse refused, not created" "1 no" \
