@@ -716,7 +716,9 @@ static void usage(FILE *out){
     "memory grows with it).\n\n"
     "Run again later: each export adds one Iceberg snapshot with only what the\n"
     "warehouse filed since the last one (a run that gained chunks since has\n"
-    "its partition rewritten).  A table already up to date gets no snapshot.\n"
+    "its partition rewritten; if the warehouse snapshot it read has been\n"
+    "expired since, the table is rewritten whole).  A table already up to\n"
+    "date gets no snapshot.\n"
     "An export killed midway leaves the previous snapshot as it was.\n\n"
     "example:\n  fnt export-iceberg ./lake --table events --warehouse ./fnt-warehouse\n");
 }
