@@ -12,7 +12,8 @@
 ** sees them); for text, one byte of bit width and the hybrid-encoded
 ** dictionary indexes (RLE_DICTIONARY), the dictionary page holding the
 ** distinct strings PLAIN (u32le length + bytes).  Bit-packing is the
-** store's (codec.c): the same little-endian bit order as Parquet's.  Statistics are exact: min_value/max_value (integers as 8 bytes
+** store's (codec.c): the same little-endian bit order as Parquet's.
+** Statistics are exact: min_value/max_value (integers as 8 bytes
 ** little-endian, text as its bytes, compared unsigned), null_count.
 */
 #include <stdlib.h>
@@ -20,73 +21,45 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "internal.h"      /* fnt_bp_pack, FNT_VERSION_STRING */
+#include "internal.h"      /* fnt_buf, fnt_bp_pack, fnt_zigzag, FNT_VERSION_STRING */
 #include "parquet_write.h"
 
 #define DICT_RESET    (16u*1024u*1024u)     /* dictionary bytes that start a new one */
 #define STR_MAX       0x7fffffffu
 
-/* ---- growable byte buffer ---------------------------------------------- */
-typedef struct buf { uint8_t *p; size_t n, cap; int oom; } buf;
-
-static int bufReserve(buf *b, size_t more){
-  size_t cap;
-  uint8_t *np;
-  if( b->oom ) return -1;
-  if( b->n + more <= b->cap ) return 0;
-  cap = b->cap ? b->cap : 256;
-  while( cap < b->n + more ) cap *= 2;
-  np = realloc(b->p, cap);
-  if( np==0 ){ b->oom = 1; return -1; }
-  b->p = np; b->cap = cap;
-  return 0;
-}
-static void bufPut(buf *b, const void *p, size_t n){
-  if( n==0 || bufReserve(b, n) ) return;
-  memcpy(b->p + b->n, p, n);
-  b->n += n;
-}
-static void bufByte(buf *b, uint8_t c){ bufPut(b, &c, 1); }
-static void bufVarint(buf *b, uint64_t v){
-  uint8_t t[10];
-  int k = 0;
-  do{ t[k++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0)); v >>= 7; }while( v );
-  bufPut(b, t, (size_t)k);
-}
-static void bufLe(buf *b, uint64_t v, int bytes){
+/* ---- byte buffers: the store's fnt_buf (internal.h) ---------------------- */
+static void bufLe(fnt_buf *b, uint64_t v, int bytes){
   uint8_t t[8];
   int i;
   for(i=0; i<bytes; i++) t[i] = (uint8_t)(v >> (8*i));
-  bufPut(b, t, (size_t)bytes);
+  fnt_buf_append(b, t, (size_t)bytes);
 }
 
 /* ---- thrift compact protocol ------------------------------------------ */
 enum { T_TRUE = 1, T_FALSE = 2, T_I32 = 5, T_I64 = 6, T_BINARY = 8,
        T_LIST = 9, T_STRUCT = 12 };
 
-typedef struct thrift { buf *b; int16_t last[16]; int depth; } thrift;
-
-static uint64_t zz(int64_t v){ return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+typedef struct thrift { fnt_buf *b; int16_t last[16]; int depth; } thrift;
 
 static void tField(thrift *t, int type, int16_t id){
   int d = id - t->last[t->depth];
-  if( d>0 && d<=15 ) bufByte(t->b, (uint8_t)(d<<4 | type));
-  else{ bufByte(t->b, (uint8_t)type); bufVarint(t->b, zz(id)); }
+  if( d>0 && d<=15 ) fnt_put_u8(t->b, (uint8_t)(d<<4 | type));
+  else{ fnt_put_u8(t->b, (uint8_t)type); fnt_put_varint(t->b, fnt_zigzag(id)); }
   t->last[t->depth] = id;
 }
-static void tI32(thrift *t, int16_t id, int32_t v){ tField(t, T_I32, id); bufVarint(t->b, zz(v)); }
-static void tI64(thrift *t, int16_t id, int64_t v){ tField(t, T_I64, id); bufVarint(t->b, zz(v)); }
+static void tI32(thrift *t, int16_t id, int32_t v){ tField(t, T_I32, id); fnt_put_varint(t->b, fnt_zigzag(v)); }
+static void tI64(thrift *t, int16_t id, int64_t v){ tField(t, T_I64, id); fnt_put_varint(t->b, fnt_zigzag(v)); }
 static void tBin(thrift *t, int16_t id, const void *p, size_t n){
-  tField(t, T_BINARY, id); bufVarint(t->b, n); bufPut(t->b, p, n);
+  tField(t, T_BINARY, id); fnt_put_varint(t->b, n); fnt_buf_append(t->b, p, n);
 }
 static void tStr(thrift *t, int16_t id, const char *s){ tBin(t, id, s, strlen(s)); }
 static void tBegin(thrift *t){ t->depth++; t->last[t->depth] = 0; }   /* a struct's fields */
-static void tEnd(thrift *t){ bufByte(t->b, 0); t->depth--; }
+static void tEnd(thrift *t){ fnt_put_u8(t->b, 0); t->depth--; }
 static void tStruct(thrift *t, int16_t id){ tField(t, T_STRUCT, id); tBegin(t); }
 static void tList(thrift *t, int16_t id, int elem, size_t n){
   tField(t, T_LIST, id);
-  if( n<15 ) bufByte(t->b, (uint8_t)(n<<4 | (size_t)elem));
-  else{ bufByte(t->b, (uint8_t)(0xf0 | elem)); bufVarint(t->b, n); }
+  if( n<15 ) fnt_put_u8(t->b, (uint8_t)(n<<4 | (size_t)elem));
+  else{ fnt_put_u8(t->b, (uint8_t)(0xf0 | elem)); fnt_put_varint(t->b, n); }
 }
 
 /* Parquet enums used here. */
@@ -133,7 +106,7 @@ struct pq_writer {
   pq_sink sink; void *ctx;
   int64_t off;                      /* bytes written */
   ZSTD_CCtx *zc;
-  buf page, zpage, hdr, foot;
+  fnt_buf page, zpage, hdr, foot;
   chunk_meta *meta; size_t nmeta, meta_cap;
   size_t *group_rowcount; size_t ngroups;
   int failed;
@@ -171,7 +144,7 @@ void pq_writer_free(pq_writer *w){
   free(w->col);
   for(m=0; m<w->nmeta; m++){ free(w->meta[m].min); free(w->meta[m].max); }
   free(w->meta); free(w->group_rowcount);
-  free(w->page.p); free(w->zpage.p); free(w->hdr.p); free(w->foot.p);
+  free(w->page.data); free(w->zpage.data); free(w->hdr.data); free(w->foot.data);
   ZSTD_freeCCtx(w->zc);
   free(w);
 }
@@ -391,18 +364,18 @@ int pq_text_ids(pq_writer *w, int col, const int64_t *ids, size_t n){
 /* The RLE / bit-packed hybrid of n values of width bw (1..32): runs of 8 or
 ** more equal values as RLE runs, the rest bit-packed 8 at a time (at most
 ** 63 groups a run; the last group padded with zeros). */
-static void packGroups(buf *o, const uint32_t *v, size_t n, size_t from,
+static void packGroups(fnt_buf *o, const uint32_t *v, size_t n, size_t from,
                        size_t groups, int bw){
   uint64_t t[63*8];
   size_t k, m = groups*8;
-  bufVarint(o, groups<<1 | 1);
-  if( bufReserve(o, groups*(size_t)bw) ) return;
+  fnt_put_varint(o, groups<<1 | 1);
+  if( fnt_buf_reserve(o, groups*(size_t)bw) ) return;
   for(k=0; k<m; k++) t[k] = from+k<n ? v[from+k] : 0;
-  fnt_bp_pack(o->p + o->n, t, m, (unsigned)bw);
-  o->n += groups*(size_t)bw;
+  fnt_bp_pack(o->data + o->len, t, m, (unsigned)bw);
+  o->len += groups*(size_t)bw;
 }
 
-static void rleHybrid(buf *o, const uint32_t *v, size_t n, int bw){
+static void rleHybrid(fnt_buf *o, const uint32_t *v, size_t n, int bw){
   size_t i = 0, litFrom = 0, litGroups = 0;
   while( i<n ){
     size_t r = 1;
@@ -410,7 +383,7 @@ static void rleHybrid(buf *o, const uint32_t *v, size_t n, int bw){
     while( i+r<n && v[i+r]==x ) r++;
     if( r>=8 ){
       if( litGroups ){ packGroups(o, v, n, litFrom, litGroups, bw); litGroups = 0; }
-      bufVarint(o, (uint64_t)r<<1);
+      fnt_put_varint(o, (uint64_t)r<<1);
       bufLe(o, x, (bw+7)/8);
       i += r;
     }else{
@@ -424,11 +397,11 @@ static void rleHybrid(buf *o, const uint32_t *v, size_t n, int bw){
 }
 
 /* Definition levels (0/1 per row) as the hybrid at bit width 1. */
-static void defLevels(buf *o, const uint8_t *defl, size_t n, uint32_t *tmp){
+static void defLevels(fnt_buf *o, const uint8_t *defl, size_t n, uint32_t *tmp){
   size_t k;
   if( memchr(defl, 0, n)==0 ){               /* no NULL: one run of 1s */
-    bufVarint(o, (uint64_t)n<<1);
-    bufByte(o, 1);
+    fnt_put_varint(o, (uint64_t)n<<1);
+    fnt_put_u8(o, 1);
     return;
   }
   for(k=0; k<n; k++) tmp[k] = defl[k];
@@ -439,11 +412,11 @@ static void defLevels(buf *o, const uint8_t *defl, size_t n, uint32_t *tmp){
 ** value), then per block the smallest delta and 4 miniblocks of 32 deltas
 ** above it, each at its own bit width (deltas wrap mod 2^64, as readers
 ** add them). */
-static void deltaPacked(buf *o, const int64_t *v, size_t n){
+static void deltaPacked(fnt_buf *o, const int64_t *v, size_t n){
   uint64_t d[128];
   size_t i = 1;
-  bufVarint(o, 128); bufVarint(o, 4); bufVarint(o, n);
-  bufVarint(o, zz(n ? v[0] : 0));
+  fnt_put_varint(o, 128); fnt_put_varint(o, 4); fnt_put_varint(o, n);
+  fnt_put_varint(o, fnt_zigzag(n ? v[0] : 0));
   while( i<n ){
     size_t cnt = n-i < 128 ? n-i : 128, k, m;
     int64_t mind = INT64_MAX;
@@ -454,17 +427,17 @@ static void deltaPacked(buf *o, const int64_t *v, size_t n){
     }
     for(k=0; k<cnt; k++) d[k] -= (uint64_t)mind;
     for(k=cnt; k<128; k++) d[k] = 0;
-    bufVarint(o, zz(mind));
+    fnt_put_varint(o, fnt_zigzag(mind));
     for(m=0; m<4; m++){
       uint64_t mx = 0;
       for(k=m*32; k<m*32+32 && k<cnt; k++) mx |= d[k];
       width[m] = (uint8_t)fnt_bits_needed(mx);
     }
-    bufPut(o, width, 4);
+    fnt_buf_append(o, width, 4);
     for(m=0; m<4 && m*32<cnt; m++){
-      if( bufReserve(o, 4u*width[m]) ) return;
-      fnt_bp_pack(o->p + o->n, d + m*32, 32, width[m]);
-      o->n += 4u*width[m];
+      if( fnt_buf_reserve(o, 4u*width[m]) ) return;
+      fnt_bp_pack(o->data + o->len, d + m*32, 32, width[m]);
+      o->len += 4u*width[m];
     }
     i += cnt;
   }
@@ -481,17 +454,17 @@ static int widthOf(uint32_t maxv){
 static int writePage(pq_writer *w, int type, int32_t nvalues, int encoding,
                      chunk_meta *m){
   thrift t = {0};
-  size_t bound = ZSTD_compressBound(w->page.n), z;
-  if( w->page.oom ) return fail(w, "out of memory");
-  if( w->page.n > 0x7fffffff ) return fail(w, "a page over 2 GB");
-  w->zpage.n = 0;
-  if( bufReserve(&w->zpage, bound) ) return fail(w, "out of memory");
-  z = ZSTD_compressCCtx(w->zc, w->zpage.p, bound, w->page.p, w->page.n, w->level);
+  size_t bound = ZSTD_compressBound(w->page.len), z;
+  if( w->page.failed ) return fail(w, "out of memory");
+  if( w->page.len > 0x7fffffff ) return fail(w, "a page over 2 GB");
+  w->zpage.len = 0;
+  if( fnt_buf_reserve(&w->zpage, bound) ) return fail(w, "out of memory");
+  z = ZSTD_compressCCtx(w->zc, w->zpage.data, bound, w->page.data, w->page.len, w->level);
   if( ZSTD_isError(z) ) return fail(w, "zstd failed");
-  w->hdr.n = 0;
+  w->hdr.len = 0;
   t.b = &w->hdr;
   tI32(&t, 1, type);
-  tI32(&t, 2, (int32_t)w->page.n);
+  tI32(&t, 2, (int32_t)w->page.len);
   tI32(&t, 3, (int32_t)z);
   if( type==PAGE_DATA ){
     tStruct(&t, 5);
@@ -506,11 +479,11 @@ static int writePage(pq_writer *w, int type, int32_t nvalues, int encoding,
     tI32(&t, 2, ENC_PLAIN);
     tEnd(&t);
   }
-  bufByte(&w->hdr, 0);
-  if( w->hdr.oom ) return fail(w, "out of memory");
-  m->uncompressed += (int64_t)(w->hdr.n + w->page.n);
-  m->compressed += (int64_t)(w->hdr.n + z);
-  if( emit(w, w->hdr.p, w->hdr.n) || emit(w, w->zpage.p, z) ) return -1;
+  fnt_put_u8(&w->hdr, 0);
+  if( w->hdr.failed ) return fail(w, "out of memory");
+  m->uncompressed += (int64_t)(w->hdr.len + w->page.len);
+  m->compressed += (int64_t)(w->hdr.len + z);
+  if( emit(w, w->hdr.data, w->hdr.len) || emit(w, w->zpage.data, z) ) return -1;
   return 0;
 }
 
@@ -540,14 +513,14 @@ static int writeChunk(pq_writer *w, pq_col *c, chunk_meta *m){
     const char *lo = 0, *hi = 0;
     size_t lon = 0, hin = 0;
     if( (c->remap = realloc(c->remap, c->nent * sizeof *c->remap))==0 ) return fail(w, "out of memory");
-    w->page.n = 0;
+    w->page.len = 0;
     for(e=0; e<c->nent; e++){
       const char *s = c->arena + (c->ent[e]>>32);
       size_t n = (uint32_t)c->ent[e];
       if( c->used[e]!=w->stamp ) continue;
       c->remap[e] = ndict++;
       bufLe(&w->page, n, 4);
-      bufPut(&w->page, s, n);
+      fnt_buf_append(&w->page, s, n);
       if( lo==0 || cmpBytes(s, n, lo, lon)<0 ){ lo = s; lon = n; }
       if( hi==0 || cmpBytes(s, n, hi, hin)>0 ){ hi = s; hin = n; }
     }
@@ -575,14 +548,14 @@ static int writeChunk(pq_writer *w, pq_col *c, chunk_meta *m){
   m->data_off = w->off;
   for(r0=0; r0<rows; r0+=w->page_rows){
     size_t nr = rows-r0 < w->page_rows ? rows-r0 : w->page_rows, nv = nr;
-    w->page.n = 0;
+    w->page.len = 0;
     if( c->defl ){
       size_t at, k;
       bufLe(&w->page, 0, 4);
-      at = w->page.n;
+      at = w->page.len;
       defLevels(&w->page, c->defl + r0, nr, c->tmp);
-      if( w->page.oom ) return fail(w, "out of memory");
-      for(k=0; k<4; k++) w->page.p[at-4+k] = (uint8_t)((w->page.n-at) >> 8*k);
+      if( w->page.failed ) return fail(w, "out of memory");
+      for(k=0; k<4; k++) w->page.data[at-4+k] = (uint8_t)((w->page.len-at) >> 8*k);
       for(nv=0, k=r0; k<r0+nr; k++) nv += c->defl[k];
     }
     if( c->def.type==PQ_INT64 ){
@@ -590,7 +563,7 @@ static int writeChunk(pq_writer *w, pq_col *c, chunk_meta *m){
     }else if( dict ){
       size_t k;
       for(k=0; k<nv; k++) c->idx[v0+k] = c->remap[c->idx[v0+k]];
-      bufByte(&w->page, (uint8_t)bw);
+      fnt_put_u8(&w->page, (uint8_t)bw);
       rleHybrid(&w->page, c->idx + v0, nv, bw);
     }
     v0 += nv;
@@ -711,11 +684,11 @@ static void footerChunk(thrift *t, const pq_col *c, const chunk_meta *m){
     int values = m->has_dict ? ENC_RLE_DICTIONARY
                : c->def.type==PQ_INT64 ? ENC_DELTA_BINARY_PACKED : ENC_PLAIN;
     tList(t, 2, T_I32, values==ENC_PLAIN ? 2 : 3);
-    bufVarint(t->b, zz(ENC_PLAIN)); bufVarint(t->b, zz(ENC_RLE));
-    if( values!=ENC_PLAIN ) bufVarint(t->b, zz(values));
+    fnt_put_varint(t->b, fnt_zigzag(ENC_PLAIN)); fnt_put_varint(t->b, fnt_zigzag(ENC_RLE));
+    if( values!=ENC_PLAIN ) fnt_put_varint(t->b, fnt_zigzag(values));
   }
   tList(t, 3, T_BINARY, 1);
-  bufVarint(t->b, strlen(c->def.name)); bufPut(t->b, c->def.name, strlen(c->def.name));
+  fnt_put_varint(t->b, strlen(c->def.name)); fnt_buf_append(t->b, c->def.name, strlen(c->def.name));
   tI32(t, 4, CODEC_ZSTD);
   tI64(t, 5, m->values);
   tI64(t, 6, m->uncompressed);
@@ -740,7 +713,7 @@ int pq_finish(pq_writer *w, uint64_t *size){
   if( w->failed ) return -1;
   if( w->col[0].nrow!=w->rows_in_group ) return fail(w, "pq_finish inside a row");
   if( flushGroup(w) ) return -1;
-  w->foot.n = 0;
+  w->foot.len = 0;
   t.b = &w->foot;
   tBegin(&t);                                 /* FileMetaData */
   tI32(&t, 1, 2);
@@ -761,17 +734,17 @@ int pq_finish(pq_writer *w, uint64_t *size){
     tI64(&t, 3, (int64_t)w->group_rowcount[g]);
     tI64(&t, 5, first->dict_off>=0 ? first->dict_off : first->data_off);
     tI64(&t, 6, comp);
-    tField(&t, 4 /* I16 */, 7); bufVarint(t.b, zz((int64_t)g));
+    tField(&t, 4 /* I16 */, 7); fnt_put_varint(t.b, fnt_zigzag((int64_t)g));
     tEnd(&t);
   }
   tStr(&t, 6, "fntrace version " FNT_VERSION_STRING);
   tList(&t, 7, T_STRUCT, (size_t)w->ncol);    /* column_orders: TYPE_ORDER each */
   for(i=0; i<(size_t)w->ncol; i++){ tBegin(&t); tStruct(&t, 1); tEnd(&t); tEnd(&t); }
   tEnd(&t);
-  if( w->foot.oom ) return fail(w, "out of memory");
-  for(i=0; i<4; i++) tail[i] = (uint8_t)(w->foot.n >> 8*i);
+  if( w->foot.failed ) return fail(w, "out of memory");
+  for(i=0; i<4; i++) tail[i] = (uint8_t)(w->foot.len >> 8*i);
   memcpy(tail+4, "PAR1", 4);
-  if( emit(w, w->foot.p, w->foot.n) || emit(w, tail, 8) ) return -1;
+  if( emit(w, w->foot.data, w->foot.len) || emit(w, tail, 8) ) return -1;
   if( size ) *size = (uint64_t)w->off;
   return 0;
 }
