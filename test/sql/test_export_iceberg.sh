@@ -12,7 +12,8 @@
 # that gained a chunk); an export with nothing new adds nothing; an export
 # killed (SIGKILL) after each step leaves the previous state readable and
 # the next export completes it.
-# @duckdb/node-api and icebird are installed with npm into the scratch folder once;
+# @duckdb/node-api and icebird are installed with npm into the scratch
+# folder once;
 # skipped (77) only when node, npm or the npm registry is unreachable, or
 # python3-avro is missing.
 . "$(dirname "$0")/lib.sh" export_iceberg
@@ -22,7 +23,7 @@ command -v npm >/dev/null || { echo "npm not found"; exit 77; }
 py=/usr/bin/python3
 "$py" -c 'import avro' 2>/dev/null || { echo "python3-avro not installed"; exit 77; }
 
-mods="${FNT_TEST_TMP:-/tmp}/duckdb-node"
+mods="${FNT_TEST_TMP:-/tmp}/iceberg-readers"
 mkdir -p "$mods"
 if ! (cd "$mods" && node -e "require('@duckdb/node-api')" && [ -d node_modules/icebird ]) 2>/dev/null; then
   echo "installing @duckdb/node-api and icebird into $mods"
