@@ -13,9 +13,8 @@
 # killed (SIGKILL) after each step leaves the previous state readable and
 # the next export completes it.
 # @duckdb/node-api and icebird are installed with npm into the scratch
-# folder once;
-# skipped (77) only when node, npm or the npm registry is unreachable, or
-# python3-avro is missing.
+# folder once; skipped (77) only when node, npm or the npm registry is
+# unreachable, or python3-avro is missing.
 . "$(dirname "$0")/lib.sh" export_iceberg
 : "${FNT_SOURCE:?FNT_SOURCE must name the source folder}"
 command -v node >/dev/null || { echo "node not found"; exit 77; }
