@@ -67,7 +67,7 @@ static void usage(FILE *out){
     "\n"
     "commands:\n");
   for(i=0; i<NCOMMANDS; i++){
-    fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
   }
   fprintf(out,
     "\n"
