@@ -2,9 +2,8 @@
 ** parquet_write.h -- a focused Apache Parquet writer: flat schemas of
 ** 64-bit integers and UTF-8 text, for `fnt export-iceberg`.
 **
-** Debian packages no C library that writes Parquet (Arrow's is C++ and not
-** packaged here), so this is the part of the format fntrace needs and no
-** more: data pages v1, PLAIN integers, RLE_DICTIONARY text (PLAIN
+** Debian packages no library that writes Parquet (Apache Arrow is not in
+** Debian), so this is the part of the format fntrace needs and no more: data pages v1, PLAIN integers, RLE_DICTIONARY text (PLAIN
 ** dictionary pages), zstd pages, REQUIRED or OPTIONAL columns with field ids,
 ** exact min/max/null-count statistics per column chunk, and the thrift
 ** compact footer.  Rows are buffered one row group at a time: memory is
