@@ -3,10 +3,11 @@
 ** 64-bit integers and UTF-8 text, for `fnt export-iceberg`.
 **
 ** Debian packages no library that writes Parquet (Apache Arrow is not in
-** Debian), so this is the part of the format fntrace needs and no more: data pages v1, PLAIN integers, RLE_DICTIONARY text (PLAIN
-** dictionary pages), zstd pages, REQUIRED or OPTIONAL columns with field ids,
-** exact min/max/null-count statistics per column chunk, and the thrift
-** compact footer.  Rows are buffered one row group at a time: memory is
+** Debian), so this is the part of the format fntrace needs and no more:
+** data pages v1, DELTA_BINARY_PACKED integers, RLE_DICTIONARY text (PLAIN
+** dictionary pages), zstd pages, REQUIRED or OPTIONAL columns with field
+** ids, exact min/max/null-count statistics per column chunk, and the
+** thrift compact footer.  Rows are buffered one row group at a time: memory is
 ** bounded by the row-group size (and the text dictionaries, which are reset
 ** once they pass 16 MB).
 **
