@@ -5,7 +5,7 @@
 **
 **   DEST/<table>/data/<field>=<value>/<uuid>.parquet  data (parquet_write.c)
 **   DEST/<table>/metadata/<uuid>-m0.avro              manifests (iceberg_avro.c)
-**   DEST/<table>/metadata/snap-<id>-<uuid>.avro       manifest lists
+**   DEST/<table>/metadata/snap-<id>-1-<uuid>.avro     manifest lists
 **   DEST/<table>/metadata/vN.metadata.json            table metadata (iceberg_meta.c)
 **   DEST/<table>/metadata/version-hint.text           N
 **
