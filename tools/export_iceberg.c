@@ -12,10 +12,11 @@
 ** Incremental: each export adds one Iceberg snapshot holding what the
 ** warehouse filed since the warehouse snapshot the last export read (kept
 ** in the table property fntrace.warehouse-snapshot-id, and read back by
-** time travel): new chunks' run rows, new profiles, new runs' events.  A
-** run that gained chunks since it was exported has its partition rewritten
-** (an "overwrite" snapshot: its old file deleted, the whole run added), as
-** events carry no chunk number to select the new ones by.
+** time travel): new chunks' run rows, new profiles, new runs' events and
+** calls.  A run that gained chunks since it was exported has its partition
+** rewritten (an "overwrite" snapshot: its old file deleted, the whole run
+** added), as events carry no chunk number to select the new ones by and a
+** late chunk changes a run's calls.
 **
 ** Crash safety follows the store's own commit: data files, manifest and
 ** manifest list are written and fsynced first; the metadata file is
@@ -58,6 +59,7 @@ static const ice_table iceTables[] = {
   {"events",   FNT_TABLE_EVENTS,  FNT_EV_RUN_ID},
   {"runs",     FNT_TABLE_RUNS,    FNT_RUN_REPO},
   {"profiles", FNT_TABLE_PROFILE, FNT_PROF_REPO},
+  {"calls",    FNT_TABLE_CALLS,   FNT_CALL_RUN_ID},
 };
 #define NTABLES (sizeof iceTables / sizeof iceTables[0])
 
@@ -459,6 +461,53 @@ static int strsHas(const strs *a, const char *s){
   return 0;
 }
 
+/* One call as a row of the calls table. */
+static int writeCall(const fnt_call *r, pq_writer *w){
+  const char *ended = fnt_ended_by_name(r->ended_by);
+#define TEXT(col, s) ((s) ? pq_text(w, col, s, strlen(s)) : pq_null(w, col))
+  if( TEXT(FNT_CALL_REPO, r->repo) || TEXT(FNT_CALL_COMMIT, r->commit)
+   || TEXT(FNT_CALL_RUN_ID, r->run_id) || pq_int(w, FNT_CALL_THREAD, r->thread)
+   || pq_int(w, FNT_CALL_CALL_ID, r->call_id)
+   || (r->parent_id<0 ? pq_null(w, FNT_CALL_PARENT_ID) : pq_int(w, FNT_CALL_PARENT_ID, r->parent_id))
+   || pq_int(w, FNT_CALL_DEPTH, r->depth) || pq_int(w, FNT_CALL_START_NS, r->start_ns)
+   || pq_int(w, FNT_CALL_END_NS, r->end_ns) || pq_int(w, FNT_CALL_DUR_NS, r->dur_ns)
+   || pq_int(w, FNT_CALL_SELF_NS, r->self_ns) || TEXT(FNT_CALL_KEY, r->key)
+   || TEXT(FNT_CALL_STABLE_ID, r->stable_id) || TEXT(FNT_CALL_SYMBOL, r->symbol)
+   || TEXT(FNT_CALL_ENDED_BY, ended) || pq_int(w, FNT_CALL_OUTERMOST, r->outermost) ) return -1;
+#undef TEXT
+  return pq_end_row(w);
+}
+
+/* The calls of one run into one file, in the store's order (thread, depth,
+** start_ns): unordered, so no run is held in memory to sort. */
+static int writeCalls(exporter *x, const ice_table *it, const char *tdir,
+                      fnt_snapshot *snap, const char *run, dfiles *fs, uint64_t *rows){
+  fnt_call_predicate p;
+  fnt_calls *sc = 0;
+  const fnt_call *r;
+  dfile *d = 0;
+  int rc;
+  fnt_call_predicate_init(&p);
+  p.run_ids = &run;
+  p.n_run_ids = 1;
+  if( (rc = fnt_calls_open(snap, &p, &sc))<0 ) return storeErr(x, rc);
+  while( (rc = fnt_calls_next(sc, &r))==1 ){
+    if( d==0 && (d = dfileFor(x, it, tdir, fs, run, x->group_rows ? x->group_rows : EVENT_GROUP_ROWS))==0 ){
+      rc = -100;
+      break;
+    }
+    if( writeCall(r, d->w) ){
+      xerr(x, "%s: row %llu: %s", d->path, (unsigned long long)pq_rows(d->w),
+           pq_errmsg(d->w)[0] ? pq_errmsg(d->w) : "out of memory");
+      rc = -100;
+      break;
+    }
+    (*rows)++;
+  }
+  fnt_calls_close(sc);
+  return rc==-100 ? -1 : rc<0 ? storeErr(x, rc) : 0;
+}
+
 /* Writes the data files: the rows filed between `prev` (NULL: none) and
 ** `now`.  `replaced` gets the partitions (events: runs) rewritten whole. */
 static int writeData(exporter *x, const ice_table *it, const char *tdir,
@@ -486,7 +535,8 @@ static int writeData(exporter *x, const ice_table *it, const char *tdir,
       p.run_ids = (const char *const *)&run;
       p.n_run_ids = 1;
       p.ordered = !prof;
-      rc = writeScan(x, it, tdir, now, &p, 0, fs, rows);
+      rc = it->table==FNT_TABLE_CALLS ? writeCalls(x, it, tdir, now, run, fs, rows)
+                                      : writeScan(x, it, tdir, now, &p, 0, fs, rows);
     }
   }
   keysetFree(&kp);
@@ -710,8 +760,8 @@ static void usage(FILE *out){
     "  events    fn_trace_events, partitioned by identity(run_id)\n"
     "  runs      fn_trace_runs,   partitioned by identity(repo)\n"
     "  profiles  fn_profile,      partitioned by identity(repo)\n"
-    "  calls     fn_trace_calls   (not yet: refused)\n"
-    "The default is all (events, runs and profiles).  Parquet row groups hold\n"
+    "  calls     fn_trace_calls,  partitioned by identity(run_id)\n"
+    "The default is all four.  Parquet row groups hold\n"
     "--row-group-rows rows (default 1048576 for events, 65536 for the others;\n"
     "memory grows with it).\n\n"
     "Run again later: each export adds one Iceberg snapshot with only what the\n"
@@ -759,11 +809,6 @@ int cmd_export_iceberg(int argc, char **argv){
   if( optind!=argc-1 ){
     cli_error("export-iceberg", optind<argc ? "expected one DEST, got '%s' too" : "no DEST given%s",
               optind<argc ? argv[argc-1] : "");
-    return 2;
-  }
-  if( strcmp(table, "calls")==0 ){
-    cli_error("export-iceberg", "--table calls: not yet: this build's store offers no scan of "
-              "fn_trace_calls to export; use events, runs, profiles or all");
     return 2;
   }
   for(i=0; i<NTABLES; i++) if( strcmp(table, iceTables[i].name)==0 ) any = 1;

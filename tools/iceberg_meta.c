@@ -49,7 +49,8 @@ static void randomUuid(char out[37]){
 }
 
 int ice_nullable(const char *column){
-  return strcmp(column, "commit")==0 || strcmp(column, "stable_id")==0;
+  return strcmp(column, "commit")==0 || strcmp(column, "stable_id")==0
+      || strcmp(column, "parent_id")==0;
 }
 
 json_t *ice_schema_json(fnt_table t){

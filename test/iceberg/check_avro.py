@@ -4,7 +4,7 @@ through Debian's python3-avro, against the Iceberg table spec (format v2).
 
     check_avro.py DEST OUT.json [--prev PREV.json] [--exact-disk]
 
-For each table under DEST (events, runs, profiles): the metadata file that
+For each table under DEST (events, runs, profiles, calls): the metadata file that
 version-hint.text names carries every required v2 field; the current
 snapshot's manifest list and its manifests read with python3-avro, carry
 the spec's header keys, field-id attributes and required fields, and agree
@@ -42,10 +42,14 @@ FIELDS = {
     "profiles": ["run_id", "ts_micros", "repo", "commit", "target",
                  "stable_id", "symbol", "self_ns", "total_ns", "self_samples",
                  "total_samples", "samples", "profile_ns"],
+    "calls": ["repo", "commit", "run_id", "thread", "call_id", "parent_id",
+              "depth", "start_ns", "end_ns", "dur_ns", "self_ns", "key",
+              "stable_id", "symbol", "ended_by", "outermost"],
 }
 TEXT = {"repo", "commit", "run_id", "stable_id", "kind", "symbol", "target",
-        "source", "binaries"}
-PARTITION = {"events": "run_id", "runs": "repo", "profiles": "repo"}
+        "source", "binaries", "key", "ended_by"}
+OPTIONAL = {"commit", "stable_id", "parent_id"}
+PARTITION = {"events": "run_id", "runs": "repo", "profiles": "repo", "calls": "run_id"}
 
 # Iceberg spec, "Table Metadata Fields": required in v2.
 META_REQUIRED = ["format-version", "table-uuid", "location",
@@ -145,7 +149,7 @@ def check_table(dest, table, prev):
         check(f["id"] == i + 1, f"{mpath}: {f['name']} has field id {f['id']}, FORMAT.md says {i+1}")
         want = "string" if f["name"] in TEXT else "long"
         check(f["type"] == want, f"{mpath}: {f['name']} is {f['type']}")
-        check(f["required"] == (f["name"] not in ("commit", "stable_id")),
+        check(f["required"] == (f["name"] not in OPTIONAL),
               f"{mpath}: {f['name']} required={f['required']}")
     check(meta["last-column-id"] == len(FIELDS[table]), f"{mpath}: last-column-id")
     spec = [s for s in meta["partition-specs"] if s["spec-id"] == meta["default-spec-id"]][0]
@@ -282,7 +286,7 @@ def main():
         with open(sys.argv[sys.argv.index("--prev") + 1]) as f:
             prev = json.load(f)
     out = {}
-    for table in ("events", "runs", "profiles"):
+    for table in ("events", "runs", "profiles", "calls"):
         if os.path.isdir(os.path.join(dest, table)):
             out[table] = check_table(dest, table, prev)
     check(len(out) > 0, f"{dest}: no table")

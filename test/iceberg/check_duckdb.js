@@ -3,7 +3,8 @@
 // what fntrace's SQL tables return through the real sqlite3 shell.
 //
 //   node check_duckdb.js expect EXT WAREHOUSE OUT.json
-//       the rows of fn_trace_events / fn_trace_runs / fn_profile, each
+//       the rows of fn_trace_events / fn_trace_runs / fn_profile /
+//       fn_trace_calls, each
 //       value as [SQLite typeof, text], via sqlite3 with EXT loaded
 //   node check_duckdb.js check EXPECTED.json LIVE.json
 //       LIVE.json from check_avro.py: per table the live data files.  Every
@@ -20,8 +21,9 @@
 const { spawnSync } = require('child_process');
 const fs = require('fs');
 
-const TABLES = { events: 'fn_trace_events', runs: 'fn_trace_runs', profiles: 'fn_profile' };
-const PARTITION = { events: 'run_id', runs: 'repo', profiles: 'repo' };
+const TABLES = { events: 'fn_trace_events', runs: 'fn_trace_runs', profiles: 'fn_profile',
+  calls: 'fn_trace_calls' };
+const PARTITION = { events: 'run_id', runs: 'repo', profiles: 'repo', calls: 'run_id' };
 let passed = 0;
 const failures = [];
 function check(ok, what) { if (ok) passed++; else failures.push(what); return ok; }

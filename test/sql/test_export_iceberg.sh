@@ -59,15 +59,13 @@ jget() {
 }
 
 # Usage errors name what is wrong.
-got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$wh" --table calls 2>&1; echo "rc=$?")
-expect "calls refused as not yet" 1 "$(grep -c 'not yet.*rc=2' <<<"$(tr '\n' ' ' <<<"$got")")"
 got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg "$lake" --warehouse "$wh" --table nope 2>&1; echo "rc=$?")
 expect "unknown table refused" 1 "$(grep -c "not 'nope'" <<<"$got")"
 
 got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg --warehouse "$wh" 2>&1; echo "rc=$?")
 expect "no DEST refused" 1 "$(grep -c 'no DEST given' <<<"$got")"
 got=$(env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" export-iceberg --help)
-expect "--help has the tables and an example" 2 "$(grep -c 'partitioned by identity(run_id)\|^example:' <<<"$got")"
+expect "--help has the tables and an example" 3 "$(grep -c 'partitioned by identity(run_id)\|^example:' <<<"$got")"
 
 # Round 1: two runs (one with 2 of its 3 chunks) in two repos, a profile.
 gen a0 run-a acme/widget c1 0 3 6000
@@ -96,14 +94,16 @@ step "duckdb (round 2)" duck_check "$tmp/exp2.json" "$tmp/live2.json"
 step "icebird (round 2: run-a's old file deleted)" icebird_check "$tmp/exp2.json"
 expect "events: run-a and run-c added, run-a's first file deleted" "2 1" \
   "$(jget "$tmp/live2.json" "len(d['events']['added']), len(d['events']['deleted'])")"
+expect "calls: as events (run-a's calls change with its new chunk)" "2 1" \
+  "$(jget "$tmp/live2.json" "len(d['calls']['added']), len(d['calls']['deleted'])")"
 expect "runs and profiles: one new file each (run rows of run-a and run-c share a repo)" "1 1 0 0" \
   "$(jget "$tmp/live2.json" "len(d['runs']['added']), len(d['profiles']['added']), len(d['runs']['deleted']), len(d['profiles']['deleted'])")"
 
 # Nothing new: no new snapshot, no new metadata version.
 got=$(export_all)
-expect "nothing new: up to date" 3 "$(grep -c 'up to date' <<<"$got")"
+expect "nothing new: up to date" 4 "$(grep -c 'up to date' <<<"$got")"
 step "avro: unchanged" avro_check "$tmp/live3.json" --prev "$tmp/live2.json" --exact-disk
-expect "same metadata version" "2 2 2" "$(jget "$tmp/live3.json" "d['events']['version'], d['runs']['version'], d['profiles']['version']")"
+expect "same metadata version" "2 2 2 2" "$(jget "$tmp/live3.json" "d['events']['version'], d['runs']['version'], d['profiles']['version'], d['calls']['version']")"
 
 # Killed after each step: the previous state stays readable; the next
 # export completes (and reads as the warehouse).
@@ -177,7 +177,7 @@ gen "k$n" "run-after-expiry" acme/widget c2 0 1 500
 file_chunk "k$n" >/dev/null
 env LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" expire --warehouse "$wh" --keep-seconds 0 >/dev/null
 got=$(export_all)
-expect "expired: rewritten whole" 3 "$(grep -c 'rewriting the table whole' <<<"$got")"
+expect "expired: rewritten whole" 4 "$(grep -c 'rewriting the table whole' <<<"$got")"
 expect_rows "$tmp/expk$n.json"
 step "avro: every old file deleted, all rows added again" avro_check "$tmp/livek$n.json" --prev "$prev_live" --exact-disk
 expect "nothing of the previous snapshot left live" 0 \
