@@ -7,7 +7,8 @@
 ** The script asks fnt itself what to offer, so it never falls out of step
 ** with the commands: the commands from `fnt --help`, a command's options
 ** from `fnt CMD --help`, run ids (for heat) from `fnt ls --json`.  Folders
-** after -w/--warehouse and --dir, files elsewhere.
+** after -w/--warehouse and --dir and for export-iceberg's DEST, files
+** elsewhere.
 */
 #include <string.h>
 
@@ -38,6 +39,7 @@ static const char bashScript[] =
 "  case $prev in\n"
 "    -w|--warehouse|--dir) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
 "    --binary|--room) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+"    --table) COMPREPLY=($(compgen -W \"events runs profiles calls all\" -- \"$cur\")); return ;;\n"
 "  esac\n"
 "  if [ -z \"$cmd\" ]; then\n"
 "    if [[ $cur == -* ]]; then\n"
@@ -54,6 +56,7 @@ static const char bashScript[] =
 "  case $cmd in\n"
 "    heat) COMPREPLY=($(compgen -W \"$(\"$fnt\" ${wh:+-w \"$wh\"} ls --json 2>/dev/null | sed -n 's/.*\"run_id\": \"\\([^\"]*\\)\".*/\\1/p')\" -- \"$cur\")) ;;\n"
 "    completion) COMPREPLY=($(compgen -W bash -- \"$cur\")) ;;\n"
+"    export-iceberg) COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n"
 "    ls|check|compact|expire|bench) ;;\n"
 "    *) COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
 "  esac\n"

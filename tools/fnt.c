@@ -28,6 +28,7 @@ static const struct {
   {"compact",     cmd_compact,     "merge small segment files so that queries open fewer"},
   {"expire",      cmd_expire,      "expire old snapshots and remove the files nothing lists"},
   {"sql",         cmd_sql,         "the sqlite3 shell with fntrace loaded and the warehouse open"},
+  {"export-iceberg", cmd_export_iceberg, "write the tables as Apache Iceberg tables (Parquet), incrementally"},
   {"bench",       cmd_bench,       "benchmark fntrace against plain SQLite on a synthetic trace"},
   {"completion",  cmd_completion,  "print a bash completion script (fnt completion bash)"},
 };
@@ -74,7 +75,7 @@ static void usage(FILE *out){
     "\n"
     "commands:\n");
   for(i=0; i<NCOMMANDS; i++){
-    fprintf(out, "  %-14s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "  %-15s %s\n", commands[i].name, commands[i].summary);
   }
   cli_globals_help(out);
   fprintf(out,

@@ -26,6 +26,7 @@ int cmd_bench(int argc, char **argv);         /* bench.c */
 int cmd_compact(int argc, char **argv);       /* maintain.c */
 int cmd_expire(int argc, char **argv);        /* maintain.c */
 int cmd_completion(int argc, char **argv);    /* completion.c */
+int cmd_export_iceberg(int argc, char **argv); /* export_iceberg.c */
 
 /* The global options (cli.c), set by cli_take_globals() before a
 ** subcommand runs.  A subcommand never sees -w/--warehouse, --json or -q in

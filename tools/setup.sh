@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 need=()
 for pkg in build-essential cmake pkg-config libsqlite3-dev sqlite3 libzstd-dev \
            libxxhash-dev python3 python3-pytest python3-scipy clang llvm libclang-rt-14-dev \
-           linux-perf mandoc man-db python3-venv python3-pip dpkg-dev; do
+           linux-perf mandoc man-db python3-venv python3-pip dpkg-dev \
+           libavro-dev libjansson-dev python3-avro; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' || need+=("$pkg")
 done
 # Node.js (for the better-sqlite3 client test) may come from elsewhere.

@@ -57,6 +57,8 @@ check "import-perf: -w before, -q" fnt -q -w "$wh" import-perf --run-id p2 "$SAM
 printf '[{"name": "f", "ph": "X", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]\n' >"$tmp/trace.json"
 expect "import-chrome --json" 1 "$(fnt import-chrome --json -w "$tmp/wh-chrome" --run-id c1 "$tmp/trace.json" | jsonl)"
 expect "import-chrome -q: silent" "" "$(fnt -q import-chrome -w "$tmp/wh-chrome" --run-id c2 "$tmp/trace.json")"
+expect "export-iceberg --json: an object a table" 4 "$(fnt --json export-iceberg "$tmp/lake" -w "$wh" | jsonl)"
+expect "export-iceberg -q: silent" "" "$(fnt export-iceberg -q "$tmp/lake" -w "$wh")"
 check "bench: global options accepted" fnt -w "$wh" -q bench --help
 check "completion: global options accepted" fnt completion bash -q
 rc=0; fnt -w 2>/dev/null || rc=$?
@@ -152,6 +154,11 @@ expect "complete 'fnt import-'" "import-chrome
 import-perf
 import-xray" "$(complete_words import-)"
 expect "complete 'fnt import-chrome --ch'" "--chunk-events" "$(complete_words import-chrome --ch)"
+expect "complete 'fnt exp'" "expire
+export-iceberg" "$(complete_words exp)"
+mkdir -p "$tmp/lake-a"
+expect "complete 'fnt export-iceberg .../lake-'" "$tmp/lake-a" "$(complete_words export-iceberg "$tmp/lake-")"
+expect "complete 'fnt export-iceberg --table r'" "runs" "$(complete_words export-iceberg --table r)"
 expect "complete 'fnt heat --t'" "--top" "$(complete_words heat --t)"
 expect "complete 'fnt import-xray --bi'" "--binary" "$(complete_words import-xray --bi)"
 expect "complete 'fnt check --a'" "--all" "$(complete_words check --a)"
