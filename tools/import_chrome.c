@@ -597,51 +597,33 @@ int cmd_import_chrome(int argc, char **argv){
   progress_end(&pg);
 
   /* 3. The summary. */
-  {
-    double secs = run_filer_clock() - t0;
-    uint64_t bytes_after = cli_disk_usage(warehouse);
-    int64_t grew = (int64_t)(bytes_after - bytes_before);
-    if( cli_g.quiet ){
-      /* -q: the exit status says it */
-    }else if( cli_g.json ){
-      cli_json_begin();
-      cli_json_str("run_id", run_id);
-      cli_json_str("source", run.source);
-      cli_json_str("repo", run.repo);
-      cli_json_str("target", run.target);
-      cli_json_int("events", (long long)im.n_events);
-      cli_json_int("threads", (long long)im.n_th);
-      cli_json_num("traced_s", (double)run.duration_ns/1e9);
-      cli_json_bool("several_pids", im.several_pids);
-      cli_json_int("functions", (long long)im.n_names);
-      cli_json_int("functions_mapped", (long long)mapped);
-      cli_json_int("chunks", (long long)run.chunks);
-      cli_json_int("chunks_filed", (long long)rf.filed);
-      cli_json_int("chunks_already_filed", (long long)rf.already);
-      cli_json_str("warehouse", warehouse);
-      cli_json_int("import_bytes", (long long)grew);
-      cli_json_int("warehouse_bytes", (long long)bytes_after);
-      cli_json_num("seconds", secs);
-      cli_json_end();
-    }else{
-      printf("fnt import-chrome: run '%s' (chrome, repo %s, target %s)\n", run_id, run.repo, run.target);
-      printf("  events     %llu on %zu thread%s, %.6f s traced\n", (unsigned long long)im.n_events,
-             im.n_th, im.n_th==1 ? "" : "s", (double)run.duration_ns/1e9);
-      if( im.several_pids ){
-        printf("  threads    several pids: each (pid, tid) is a thread number:");
-        for(i=0; i<im.n_th && i<20; i++){
-          printf(" %lld/%lld->%u", (long long)im.th[i].pid, (long long)im.th[i].tid, im.th[i].id);
-        }
-        printf("%s\n", im.n_th>20 ? " ..." : "");
+  if( cli_g.json && !cli_g.quiet ){
+    cli_json_begin();
+    cli_json_str("run_id", run_id);
+    cli_json_str("source", run.source);
+    cli_json_str("repo", run.repo);
+    cli_json_str("target", run.target);
+    cli_json_int("events", (long long)im.n_events);
+    cli_json_int("threads", (long long)im.n_th);
+    cli_json_num("traced_s", (double)run.duration_ns/1e9);
+    cli_json_bool("several_pids", im.several_pids);
+    cli_json_int("functions", (long long)im.n_names);
+    cli_json_int("functions_mapped", (long long)mapped);
+    run_filer_report(&rf, warehouse, bytes_before, t0);
+    cli_json_end();
+  }else if( !cli_g.quiet ){
+    printf("fnt import-chrome: run '%s' (chrome, repo %s, target %s)\n", run_id, run.repo, run.target);
+    printf("  events     %llu on %zu thread%s, %.6f s traced\n", (unsigned long long)im.n_events,
+           im.n_th, im.n_th==1 ? "" : "s", (double)run.duration_ns/1e9);
+    if( im.several_pids ){
+      printf("  threads    several pids: each (pid, tid) is a thread number:");
+      for(i=0; i<im.n_th && i<20; i++){
+        printf(" %lld/%lld->%u", (long long)im.th[i].pid, (long long)im.th[i].tid, im.th[i].id);
       }
-      printf("  functions  %zu, %zu mapped to a stable_id\n", im.n_names, mapped);
-      printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)run.chunks,
-             (long long)rf.filed, (long long)rf.already);
-      printf("  warehouse  %s: grew by %lld bytes on disk during this import (%llu in all)\n",
-             warehouse, (long long)grew, (unsigned long long)bytes_after);
-      printf("  time       %.2f s (%.0f events/s)\n", secs,
-             secs>0 ? (double)im.n_events/secs : 0.0);
+      printf("%s\n", im.n_th>20 ? " ..." : "");
     }
+    printf("  functions  %zu, %zu mapped to a stable_id\n", im.n_names, mapped);
+    run_filer_report(&rf, warehouse, bytes_before, t0);
   }
   status = 0;
 

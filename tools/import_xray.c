@@ -311,13 +311,8 @@ int cmd_import_xray(int argc, char **argv){
 
   /* 3. The summary. */
   {
-    double secs = run_filer_clock() - t0;
-    uint64_t bytes_after = cli_disk_usage(warehouse);
-    int64_t grew = (int64_t)(bytes_after - bytes_before);
     double traced = log.n_events ? (double)xray_log_ns(&log, log.last_tsc)/1e9 : 0.0;
-    if( cli_g.quiet ){
-      /* -q: the exit status says it */
-    }else if( cli_g.json ){
+    if( cli_g.json && !cli_g.quiet ){
       cli_json_begin();
       cli_json_str("run_id", run_id);
       cli_json_str("source", run.source);
@@ -329,27 +324,16 @@ int cmd_import_xray(int argc, char **argv){
       cli_json_int("functions", (long long)rf.n_fn);
       cli_json_int("functions_in_map", (long long)local);
       cli_json_int("functions_mapped", (long long)mapped);
-      cli_json_int("chunks", (long long)run.chunks);
-      cli_json_int("chunks_filed", (long long)rf.filed);
-      cli_json_int("chunks_already_filed", (long long)rf.already);
-      cli_json_str("warehouse", warehouse);
-      cli_json_int("import_bytes", (long long)grew);
-      cli_json_int("warehouse_bytes", (long long)bytes_after);
-      cli_json_num("seconds", secs);
+      run_filer_report(&rf, warehouse, bytes_before, t0);
       cli_json_end();
-    }else{
+    }else if( !cli_g.quiet ){
       printf("fnt import-xray: run '%s' (%s, repo %s, target %s)\n", run_id,
              run.source, run.repo, target);
       printf("  events     %zu on %zu thread%s, %.6f s traced\n", log.n_events,
              log.n_threads, log.n_threads==1 ? "" : "s", traced);
       printf("  functions  %zu (%zu in the binary's map), %zu mapped to a stable_id\n",
              rf.n_fn, local, mapped);
-      printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)run.chunks,
-             (long long)rf.filed, (long long)rf.already);
-      printf("  warehouse  %s: grew by %lld bytes on disk during this import (%llu in all)\n",
-             warehouse, (long long)grew, (unsigned long long)bytes_after);
-      printf("  time       %.2f s (%.0f events/s)\n", secs,
-             secs>0 ? (double)log.n_events/secs : 0.0);
+      run_filer_report(&rf, warehouse, bytes_before, t0);
     }
   }
   status = 0;

@@ -145,3 +145,26 @@ double run_filer_clock(void){
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec/1e9;
 }
+
+void run_filer_report(const run_filer *rf, const char *warehouse,
+                      uint64_t bytes_before, double t0){
+  double secs = run_filer_clock() - t0;
+  uint64_t bytes_after = cli_disk_usage(warehouse);
+  int64_t grew = (int64_t)(bytes_after - bytes_before);
+  double rate = secs>0 ? (double)rf->run.total_events/secs : 0.0;
+  if( cli_g.json ){
+    cli_json_int("chunks", (long long)rf->run.chunks);
+    cli_json_int("chunks_filed", (long long)rf->filed);
+    cli_json_int("chunks_already_filed", (long long)rf->already);
+    cli_json_str("warehouse", warehouse);
+    cli_json_int("import_bytes", (long long)grew);
+    cli_json_int("warehouse_bytes", (long long)bytes_after);
+    cli_json_num("seconds", secs);
+    return;
+  }
+  printf("  chunks     %lld: %lld filed, %lld already filed\n", (long long)rf->run.chunks,
+         (long long)rf->filed, (long long)rf->already);
+  printf("  warehouse  %s: grew by %lld bytes on disk during this import (%llu in all)\n",
+         warehouse, (long long)grew, (unsigned long long)bytes_after);
+  printf("  time       %.2f s (%.0f events/s)\n", secs, rate);
+}

@@ -88,6 +88,13 @@ int run_filer_end(run_filer *rf);
 /* Frees the buffers (the run's functions too).  Safe after a failed begin. */
 void run_filer_free(run_filer *rf);
 
+/* The importers' summary ends alike: the chunks filed, what this import
+** added to the warehouse (bytes_before: cli_disk_usage before filing), the
+** time since t0 (run_filer_clock).  As text lines, or with cli_g.json as
+** members of the caller's JSON object (between cli_json_begin and _end). */
+void run_filer_report(const run_filer *rf, const char *warehouse,
+                      uint64_t bytes_before, double t0);
+
 /* A monotonic clock in seconds, for the importers' "time" lines. */
 double run_filer_clock(void);
 
