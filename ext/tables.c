@@ -964,10 +964,17 @@ static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   }
   if( pCur->pScan==0 || i<0 || i>=pTab->nCol ) return SQLITE_OK;
   if( pTab->mText & ((sqlite3_uint64)1<<i) ){
-    size_t n = 0;
-    const char *z = fnt_scan_text(pCur->pScan, i, &n);
-    if( z ) sqlite3_result_text64(ctx, z, (sqlite3_uint64)n, SQLITE_TRANSIENT,
-                                  SQLITE_UTF8);
+    /* No copy when the store can hold the text for as long as SQLite keeps
+    ** it (correlated subqueries and sorters included): the destructor
+    ** drops the reference on the file it points into. */
+    static void (*const axDel[])(void*) = {
+      SQLITE_TRANSIENT, fnt_text_release, SQLITE_STATIC
+    };
+    const char *z;
+    int life = fnt_scan_text_hold(pCur->pScan, i, &z, 0);
+    /* Length -1: SQLite then knows the text is NUL-terminated, and
+    ** sqlite3_column_text() needs no copy to terminate it. */
+    if( z ) sqlite3_result_text(ctx, z, -1, axDel[life]);
   }else if( pTab->eTab==FNT_TABLE_EVENTS || !fnt_scan_is_null(pCur->pScan, i) ){
     /* (a runs or profile file older than a column has NULL for it) */
     sqlite3_result_int64(ctx, fnt_scan_int(pCur->pScan, i));

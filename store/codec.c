@@ -68,6 +68,10 @@ uint64_t fnt_get_u64le(fnt_rd *r){
 }
 
 char *fnt_get_str(fnt_rd *r, int *isnull){
+  return fnt_get_str_after(r, 0, isnull);
+}
+
+char *fnt_get_str_after(fnt_rd *r, size_t head, int *isnull){
   uint64_t n = fnt_get_varint(r);
   char *s;
   *isnull = 0;
@@ -78,9 +82,10 @@ char *fnt_get_str(fnt_rd *r, int *isnull){
     r->ok = 0;
     return 0;
   }
-  s = fnt_malloc((size_t)n + 1);
+  s = fnt_malloc(head + (size_t)n + 1);
   /* errno tells decoders "no memory" from "malformed" (as io.c does). */
   if( s==0 ){ r->ok = 0; errno = ENOMEM; return 0; }
+  s += head;
   memcpy(s, r->p, (size_t)n);
   s[n] = 0;
   r->p += n;

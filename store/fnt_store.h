@@ -361,6 +361,22 @@ int fnt_scan_next(fnt_scan *sc);
 ** fnt_scan_int is its FNT_KIND_... number. */
 int64_t fnt_scan_int(const fnt_scan *sc, int col);
 const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len);
+
+/* fnt_scan_text for a caller that keeps the text after the scan has moved
+** on or closed (SQLite holding a column's value, say), without a copy.
+** Returns how long *z lives (NULL for SQL NULL, as fnt_scan_text):
+**   FNT_TEXT_HELD      until fnt_text_release(*z): it holds a reference on
+**                      the file the text belongs to;
+**   FNT_TEXT_STATIC    for ever;
+**   FNT_TEXT_VOLATILE  as fnt_scan_text's: copy it.
+** fnt_text_release has the shape of a destructor, void (*)(void*), and
+** accepts NULL. */
+#define FNT_TEXT_VOLATILE 0
+#define FNT_TEXT_HELD     1
+#define FNT_TEXT_STATIC   2
+int fnt_scan_text_hold(const fnt_scan *sc, int col, const char **z,
+                       size_t *len);
+void fnt_text_release(void *z);
 /* 1 when the current row's column `col` is NULL (a text column's NULL, or
 ** a column added after the row's file was written), else 0. */
 int fnt_scan_is_null(const fnt_scan *sc, int col);

@@ -108,6 +108,9 @@ uint64_t fnt_get_u64le(fnt_rd *r);
 /* A string inside the reader's bytes, copied to a fresh NUL-terminated
 ** allocation; *isnull for NULL.  Returns NULL on overrun/no memory (ok = 0). */
 char *fnt_get_str(fnt_rd *r, int *isnull);
+/* fnt_get_str with `head` bytes allocated before the string (the string is
+** at the allocation + head): room for its owner (segment_read.c). */
+char *fnt_get_str_after(fnt_rd *r, size_t head, int *isnull);
 
 /* Bit-packing: n values of `width` bits (0..64), LSB first. */
 size_t fnt_bp_size(size_t n, unsigned width);

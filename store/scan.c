@@ -631,11 +631,17 @@ int64_t fnt_scan_int(const fnt_scan *sc, int col){
   return c->ivals[col][c->row];
 }
 
-const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len){
+/* fnt_scan_text and the lifetime class of its text (FNT_TEXT_...); a
+** held text's segment in *owner. */
+static const char *scanText(const fnt_scan *sc, int col, size_t *len,
+                            int *life, fnt_segment **owner){
   const seg_cursor *c;
   const char *v = 0;
+  *life = FNT_TEXT_HELD;       /* a segment footer's text, but for... */
+  *owner = 0;
   if( sc && (c = sc->cur)!=0 && col>=0 && col<sc->ncol
    && (sc->need & COLBIT(col))!=0 ){
+    *owner = c->seg;
     if( sc->table==FNT_TABLE_EVENTS ){
       const fnt_seg_col *sc_col;
       switch( col ){
@@ -658,16 +664,35 @@ const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len){
           static const size_t kindLen[] = {5, 4, 9};   /* entry exit tail_exit */
           uint64_t k = c->kind[c->row];
           if( len ) *len = kindLen[k];
+          *life = FNT_TEXT_STATIC;                  /* ...a literal */
           return fnt_kind_name((int)k);
         }
         default: break;
       }
     }else if( fnt_column_is_text(sc->table, col) ){
       v = genericText(c, col);
+      *life = FNT_TEXT_VOLATILE;                    /* ...a decoded chunk */
     }
   }
   if( len ) *len = v ? strlen(v) : 0;
   return v;
+}
+
+const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len){
+  fnt_segment *owner;
+  int life;
+  return scanText(sc, col, len, &life, &owner);
+}
+
+int fnt_scan_text_hold(const fnt_scan *sc, int col, const char **z,
+                       size_t *len){
+  fnt_segment *owner;
+  int life;
+  *z = scanText(sc, col, len, &life, &owner);
+  /* The owner is the text's (segment_read.c's ownedStr), known here
+  ** without reading it from before the text. */
+  if( *z && life==FNT_TEXT_HELD ) owner->refs++;
+  return life;
 }
 
 int fnt_scan_is_null(const fnt_scan *sc, int col){

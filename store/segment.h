@@ -136,6 +136,10 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out);
 void fnt_segment_release(fnt_store *st, fnt_segment *seg);
 void fnt_segment_cache_free(fnt_store *st);
 
+/* A footer's texts (a constant, symbol or stable_id of a fnt_segment) know
+** their segment: a reader that took a reference on it (refs++) for a text
+** it keeps drops it with fnt_text_release(text) (fnt_store.h). */
+
 /* The segment column of a field id, or NULL (a column this file predates). */
 const fnt_seg_col *fnt_segment_col(const fnt_segment *seg, uint32_t field_id);
 

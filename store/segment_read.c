@@ -17,14 +17,31 @@
 
 static const char segMagic[8] = {'F','N','T','S','E','G','0','1'};
 
+/* A footer's texts (constants, symbols, stable_ids) are each preceded by
+** a pointer to their segment, so that a reader holding one (a reference
+** taken on the segment) releases it by the text alone: fnt_text_release. */
+static char *ownedStr(fnt_segment *s, fnt_rd *r, int *isnull){
+  char *z = fnt_get_str_after(r, sizeof(s), isnull);
+  if( z ) memcpy(z - sizeof(s), &s, sizeof(s));
+  return z;
+}
+static void ownedFree(const char *z){
+  if( z ) fnt_free((char*)z - sizeof(fnt_segment*));
+}
+static fnt_segment *ownerOf(const void *z){
+  fnt_segment *s;
+  memcpy(&s, (const char*)z - sizeof(s), sizeof(s));
+  return s;
+}
+
 static void segmentFree(fnt_segment *s){
   uint32_t i;
   if( s==0 ) return;
   fnt_io_close(s->fd);
-  for(i=0; i<s->ncols; i++) fnt_free(s->cols[i].const_value);
+  for(i=0; i<s->ncols; i++) ownedFree(s->cols[i].const_value);
   for(i=0; i<s->nfuncs; i++){
-    fnt_free((char*)s->funcs[i].symbol);
-    fnt_free((char*)s->funcs[i].stable_id);
+    ownedFree(s->funcs[i].symbol);
+    ownedFree(s->funcs[i].stable_id);
   }
   for(i=0; i<s->nrg; i++) fnt_free(s->rgs[i].chunks);
   fnt_free(s->cols);
@@ -90,7 +107,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
     c->encoding = fnt_get_u8(r);
     c->chunk_index = -1;
     if( c->encoding==FNT_ENC_CONST ){
-      c->const_value = fnt_get_str(r, &isnull);
+      c->const_value = ownedStr(s, r, &isnull);
       if( !isnull && c->const_value==0 ) return FNT_E_CORRUPT;
       c->const_len = c->const_value ? strlen(c->const_value) : 0;
     }else if( c->encoding!=FNT_ENC_FUNC_REF && c->encoding!=FNT_ENC_DERIVED ){
@@ -111,9 +128,9 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   if( s->funcs==0 ) return FNT_E_NOMEM;
   for(i=0; i<n && r->ok; i++){
     s->nfuncs = (uint32_t)i+1;
-    s->funcs[i].symbol = fnt_get_str(r, &isnull);
+    s->funcs[i].symbol = ownedStr(s, r, &isnull);
     if( r->ok && isnull ) return FNT_E_CORRUPT;
-    s->funcs[i].stable_id = fnt_get_str(r, &isnull);
+    s->funcs[i].stable_id = ownedStr(s, r, &isnull);
     s->funcs[i].local = fnt_get_u8(r);
   }
   /* Lengths once here, so that reading a row's symbol costs no strlen. */
@@ -283,6 +300,10 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
 void fnt_segment_release(fnt_store *st, fnt_segment *s){
   FNT_UNUSED(st);
   if( s && --s->refs==0 ) segmentFree(s);
+}
+
+void fnt_text_release(void *z){
+  if( z ) fnt_segment_release(0, ownerOf(z));
 }
 
 void fnt_segment_cache_free(fnt_store *st){

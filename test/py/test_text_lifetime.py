@@ -1,10 +1,12 @@
 """Text lifetime: every value SQLite keeps past its row (min()/max(), bare
 columns, the outer row of a join, a correlated subquery's result) must
-still be right when it is finally read.  fn_trace_events copies its text
-(SQLITE_TRANSIENT): handing SQLite pointers into segment footers was tried
-and broke, since SQLite closes and reopens a vtab cursor for each run of a
-correlated subquery (test_correlated_subquery).  Under ASan a dangling
-pointer fails these tests; without it, wrong answers still do.
+still be right when it is finally read.  fn_trace_events hands SQLite its
+text without a copy, with a destructor that releases a reference on the
+segment footer the text points into (fnt_scan_text_hold).  Plain pointers
+(SQLITE_STATIC) were tried once and broke, since SQLite closes and reopens
+a vtab cursor for each run of a correlated subquery
+(test_correlated_subquery): these tests stay as the regression.  Under ASan
+a dangling pointer fails them; without it, wrong answers still do.
 
 Two runs filed chunk by chunk, one segment file per chunk (filing compacts
 run-row files only): "pin-70" has 70 chunks, more than the store's cache of
