@@ -48,6 +48,10 @@ typedef struct FntTvf {
   const char *zName;          /* "fnt_heat": the module, and errors' prefix */
   const char *zSchema;        /* "CREATE TABLE x(...)" */
   int iFirstArg, nArg;        /* the argument columns; 1 <= nArg <= 8 */
+  int nOptional;              /* the last nOptional arguments may be left
+                              ** out: xCompute then sees NULL for them */
+  unsigned mIntArg;           /* bit k: argument k must be an integer (its
+                              ** text is then its decimal value) */
   const char *zUsage;         /* the error when an argument is missing */
   double estimatedCost;       /* of computing the rows, for the planner */
   /* Computes the rows for the arguments (none NULL) in pSnap: *ppRows (may
@@ -69,5 +73,6 @@ int fntRegisterSummary(sqlite3 *db, FntConn *p); /* summary.c, called by tables.
 int fntRegisterRunFunctions(sqlite3 *db, FntConn *p);  /* run_functions.c */
 int fntRegisterCompare(sqlite3 *db, FntConn *p); /* compare.c: fnt_compare, fnt_diff */
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p);  /* maintenance.c */
+int fntRegisterTimeline(sqlite3 *db, FntConn *p);  /* timeline.c: fnt_timeline */
 
 #endif /* FNTRACE_INT_H */

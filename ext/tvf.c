@@ -115,9 +115,28 @@ static int tvfRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
+/* The name of argument column iArg, from the schema, into zOut. */
+static void tvfArgName(const FntTvf *pTvf, int iArg, char *zOut, size_t nOut){
+  const char *z = strchr(pTvf->zSchema, '(');
+  int iCol = 0;
+  size_t n = 0;
+  while( z && iCol<pTvf->iFirstArg+iArg ){
+    z = strchr(z+1, ',');
+    iCol++;
+  }
+  if( z ){
+    z++;
+    while( *z==' ' ) z++;
+    while( z[n] && z[n]!=' ' && z[n]!=',' && z[n]!=')' && n+1<nOut ) n++;
+    memcpy(zOut, z, n);
+  }
+  zOut[n] = 0;
+}
+
 /*
-** idxNum: (1<<nArg)-1, every argument given by =; argv[k] is the value of
-** argument column k (the only plan xBestIndex accepts).
+** idxNum: bit k set when argument k is given by = (every required one is:
+** the only plans xBestIndex accepts); argv holds the given arguments'
+** values in argument order.
 */
 static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      const char *idxStr, int argc, sqlite3_value **argv){
@@ -126,17 +145,33 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
   FntConn *pConn = pTab->pAux->pConn;
   const FntTvf *pTvf = pTab->pAux->pTvf;
   char *zErr = 0;
-  int i, rc;
+  int i, rc, iVal = 0;
   (void)idxStr;
 
   tvfCursorReset(pCur, pTvf);
-  if( idxNum!=(1<<pTvf->nArg)-1 || argc<pTvf->nArg ) return SQLITE_OK;
+  for(i=0; i<pTvf->nArg-pTvf->nOptional; i++){
+    if( (idxNum & (1<<i))==0 ) return SQLITE_OK;
+  }
   for(i=0; i<pTvf->nArg; i++){
-    const char *z = (const char*)sqlite3_value_text(argv[i]);
+    const char *z;
+    if( (idxNum & (1<<i))==0 ) continue;        /* left out: NULL */
+    if( iVal>=argc ) return SQLITE_OK;
+    if( (pTvf->mIntArg & (1u<<i))
+     && sqlite3_value_type(argv[iVal])!=SQLITE_NULL
+     && sqlite3_value_numeric_type(argv[iVal])!=SQLITE_INTEGER ){
+      char zName[64];
+      tvfArgName(pTvf, i, zName, sizeof(zName));
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("%s: %s must be an integer, not "
+          "'%s'", pTvf->zName, zName, sqlite3_value_text(argv[iVal]));
+      return SQLITE_MISMATCH;
+    }
+    z = (const char*)sqlite3_value_text(argv[iVal]);
     if( z==0 ){
-      if( sqlite3_value_type(argv[i])!=SQLITE_NULL ) return SQLITE_NOMEM;
+      if( sqlite3_value_type(argv[iVal])!=SQLITE_NULL ) return SQLITE_NOMEM;
       return SQLITE_OK;                         /* NULL: no rows */
     }
+    iVal++;
     pCur->azArg[i] = sqlite3_mprintf("%s", z);
     if( pCur->azArg[i]==0 ) return SQLITE_NOMEM;
   }
@@ -161,7 +196,8 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
 }
 
 /*
-** The one plan: every argument column = ? (argv in column order).  An
+** The one plan: every argument column given = ? (argv in column order),
+** the optional ones when the call gives them.  An
 ** argument whose constraint is unusable in this join order gets
 ** SQLITE_CONSTRAINT, which makes the planner try another order (as series.c
 ** does); a missing argument is the caller's mistake, reported as such.
@@ -170,7 +206,7 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   const FntTvf *pTvf = ((TvfVtab*)pVtab)->pAux->pTvf;
   int aUse[TVF_MAXARG];
   int bUnusable = 0;
-  int i;
+  int i, nGiven = 0;
   for(i=0; i<pTvf->nArg; i++) aUse[i] = -1;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
@@ -180,18 +216,27 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     if( pC->usable ) aUse[iArg] = i;
     else bUnusable = 1;
   }
-  for(i=0; i<pTvf->nArg; i++){
+  for(i=0; i<pTvf->nArg-pTvf->nOptional; i++){
     if( aUse[i]>=0 ) continue;
     if( bUnusable ) return SQLITE_CONSTRAINT;
     sqlite3_free(pVtab->zErrMsg);
     pVtab->zErrMsg = sqlite3_mprintf("%s", pTvf->zUsage);
     return SQLITE_ERROR;
   }
-  for(i=0; i<pTvf->nArg; i++){
-    pInfo->aConstraintUsage[aUse[i]].argvIndex = i+1;
-    pInfo->aConstraintUsage[aUse[i]].omit = 1;
+  /* An optional argument the call gives but this join order cannot. */
+  for(i=0; i<pInfo->nConstraint; i++){
+    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
+    int iArg = pC->iColumn - pTvf->iFirstArg;
+    if( iArg<0 || iArg>=pTvf->nArg || aUse[iArg]>=0 ) continue;
+    if( pC->op==SQLITE_INDEX_CONSTRAINT_EQ ) return SQLITE_CONSTRAINT;
   }
-  pInfo->idxNum = (1<<pTvf->nArg)-1;
+  pInfo->idxNum = 0;
+  for(i=0; i<pTvf->nArg; i++){
+    if( aUse[i]<0 ) continue;
+    pInfo->aConstraintUsage[aUse[i]].argvIndex = ++nGiven;
+    pInfo->aConstraintUsage[aUse[i]].omit = 1;
+    pInfo->idxNum |= 1<<i;
+  }
   pInfo->estimatedCost = pTvf->estimatedCost;
   pInfo->estimatedRows = 1000;     /* the keys of a run: a guess */
   return SQLITE_OK;

@@ -564,6 +564,45 @@ const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g);
 void fnt_callgraph_free(fnt_callgraph *g);
 
 /* ------------------------------------------------------------------------
+** The timeline (SPEC §8): what a viewer draws for the window [t0, t1) of a
+** run at `buckets` columns.  With w = max(1, ceil((t1 - t0) / buckets)), a
+** call with t0 <= start_ns < t1 is in bucket (start_ns - t0) / w.  One row
+** per (thread, depth, bucket) that holds calls: the call of greatest dur_ns
+** (ties: the smallest call_id) and how many calls the bucket holds; plus,
+** per (thread, depth), the call that started before t0 and ends after it,
+** as bucket -1 (calls 1).
+*/
+typedef struct fnt_timeline_row {
+  int64_t thread, depth;
+  int64_t bucket;             /* 0 .. buckets-1, or -1: running at t0 */
+  int64_t call_id, start_ns, dur_ns;   /* the bucket's longest call */
+  const char *key, *symbol;   /* its key (as fnt_call.key) and symbol */
+  int64_t calls;              /* the calls of the bucket; 1 for bucket -1 */
+} fnt_timeline_row;
+
+typedef struct fnt_timeline fnt_timeline;
+
+/* Computes the timeline of `run_id` over [t0, t1) in a pinned snapshot;
+** `thread` >= 0: that thread only, < 0: every thread.
+** @return FNT_OK; FNT_E_INVALID when t1 <= t0 or buckets < 1;
+**         FNT_E_NOTFOUND when the snapshot has no run `run_id`;
+**         FNT_E_MISUSE (a NULL argument), or a code of fnt_calls_open().
+**         On failure *out is NULL and fnt_errmsg() says why. */
+int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
+                         int64_t t1, int64_t buckets, int64_t thread,
+                         fnt_timeline **out);
+/* The time span of run `run_id`: its first and last event's t_ns (every
+** call lies within), from the snapshot's file bounds alone -- where a
+** viewer's first frame, the whole run, is [first, last + 1).
+** @return FNT_OK, FNT_E_NOTFOUND (no such run), FNT_E_MISUSE. */
+int fnt_timeline_span(fnt_snapshot *snap, const char *run_id,
+                      int64_t *first_ns, int64_t *last_ns);
+size_t fnt_timeline_count(const fnt_timeline *t);
+/* Rows ordered by thread, depth, bucket; owned by `t`. */
+const fnt_timeline_row *fnt_timeline_rows(const fnt_timeline *t);
+void fnt_timeline_free(fnt_timeline *t);
+
+/* ------------------------------------------------------------------------
 ** Comparing two runs (SPEC §9): per key of either run, its calls,
 ** inclusive and self time and p50 in each, from fnt_account of each run.
 */

@@ -17,6 +17,7 @@
 **   scan.c      predicate scans with partition and row-group pruning
 **   warehouse.c open/close and the folder layout
 **   heat.c      fnt_heat (SPEC §5)
+**   timeline.c  fnt_timeline (SPEC §8)
 **   compare.c   fnt_compare (SPEC §9): medians and the Mann-Whitney U test
 **   diff.c      fnt_diff (SPEC §9): two runs' accounts side by side
 */

@@ -22,6 +22,7 @@ static const struct {
   {"account",     cmd_account,     "per function of a run: calls, p50/p90/p99, max, sum (llvm-xray account)"},
   {"calls",       cmd_calls,       "the calls of a run, in time order or the slowest first"},
   {"stack",       cmd_stack,       "what is on each thread's stack at an instant"},
+  {"timeline",    cmd_timeline,    "what a flame chart of a window draws: per thread, depth and column"},
   {"diff",        cmd_diff,        "two runs side by side, per function"},
   {"compare",     cmd_compare,     "did a commit make anything slower? its runs against another's"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},

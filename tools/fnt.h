@@ -21,6 +21,7 @@ int cmd_sql(int argc, char **argv);           /* read.c */
 int cmd_account(int argc, char **argv);       /* calls.c */
 int cmd_calls(int argc, char **argv);         /* calls.c */
 int cmd_stack(int argc, char **argv);         /* calls.c */
+int cmd_timeline(int argc, char **argv);      /* timeline.c */
 int cmd_check(int argc, char **argv);         /* check.c */
 int cmd_bench(int argc, char **argv);         /* bench.c */
 int cmd_compact(int argc, char **argv);       /* maintain.c */
