@@ -83,6 +83,8 @@ typedef struct sys_result {
   int64_t acc_calls, acc_sum, acc_p50;   /* totals over the account's keys */
   sql_reads nomutex;           /* SQL systems: the reads on a NOMUTEX connection */
   sql_reads floor[2];          /* plain's child: the floor, serialized and NOMUTEX */
+  double tl_p50, tl_p99;       /* fnt_timeline, 2,000 buckets, every zoom */
+  uint64_t tl_rows;
 } sys_result;
 
 typedef struct sys_figures {
@@ -1029,6 +1031,65 @@ done:
 }
 
 /* fntrace's C API: the window, the scan and the heat. */
+/* ------------------------------------------------------------------------
+** The viewer's zoom: fnt_timeline at 2,000 buckets over windows from the
+** whole run down to 10 us (each level 10 times narrower, 5 positions
+** across the run), through the C API (snap) or SQL (db).
+*/
+#define TL_BUCKETS 2000
+#define TL_POSITIONS 5
+#define TL_MAX_QUERIES 128
+
+static int timelineWindows(bench *b, int64_t *t0, int64_t *t1){
+  int64_t first = (int64_t)b->cp[0];
+  int64_t last = (int64_t)b->cp[(b->o.sc.events-1)/CHECKPOINT];
+  int64_t span = last - first + 1, width;
+  int n = 0, k;
+  for(width = span; n+TL_POSITIONS<=TL_MAX_QUERIES; width /= 10){
+    if( width<10000 ) width = 10000;
+    for(k=0; k<TL_POSITIONS; k++){
+      int64_t room = span>width ? span-width : 0;
+      t0[n] = first + room/(TL_POSITIONS-1)*k;
+      t1[n] = t0[n] + width;
+      n++;
+    }
+    if( width==10000 ) break;
+  }
+  return n;
+}
+
+static int timelineBench(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *r){
+  int64_t t0[TL_MAX_QUERIES], t1[TL_MAX_QUERIES];
+  double lat[TL_MAX_QUERIES], start;
+  int n = timelineWindows(b, t0, t1), q, rc = 0;
+  sqlite3_stmt *st = db ? prep(db, "SELECT * FROM fnt_timeline(?1, ?2, ?3, ?4)") : 0;
+  uint64_t sink = 0;
+  if( db && st==0 ) return 1;
+  for(q=0; q<n && rc==0; q++){
+    start = now();
+    if( db ){
+      int64_t rows;
+      sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
+      sqlite3_bind_int64(st, 2, t0[q]);
+      sqlite3_bind_int64(st, 3, t1[q]);
+      sqlite3_bind_int64(st, 4, TL_BUCKETS);
+      rows = drain(st, &sink);
+      sqlite3_reset(st);
+      if( rows<0 ) rc = 1; else r->tl_rows += (uint64_t)rows;
+    }else{
+      fnt_timeline *tl = 0;
+      rc = fnt_timeline_compute(snap, b->runId, t0[q], t1[q], TL_BUCKETS, -1, &tl);
+      r->tl_rows += fnt_timeline_count(tl);
+      fnt_timeline_free(tl);
+    }
+    lat[q] = now() - start;
+  }
+  sqlite3_finalize(st);
+  if( rc ) return rc;
+  percentiles(lat, n, &r->tl_p50, &r->tl_p99);
+  return 0;
+}
+
 static int queryC(bench *b, sys_result *r, double *lat){
   fnt_store *st = cli_open(b->path[SYS_FNT_C]);
   fnt_snapshot *snap = 0;
@@ -1100,7 +1161,9 @@ static int queryC(bench *b, sys_result *r, double *lat){
     r->heat_rows = n;
     for(i=0; i<n; i++){ r->heat_calls += hr[i].calls; r->heat_self += hr[i].self_ns; }
     if( callQueriesC(b, st, snap, r) ) rc = FNT_E_MISUSE;
-  }else{
+    else rc = timelineBench(b, snap, 0, r);
+  }
+  if( rc!=FNT_OK ){
     progress("%s: %s", sysName[SYS_FNT_C], fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
   }
   fnt_heat_free(h);
@@ -1275,6 +1338,10 @@ static int querySql(bench *b, int sys, sys_result *r, double *lat){
   }
   r->heat_s = now() - t0;
   if( sys==SYS_FNT_SQL && callQueriesSql(b, sys, db, r) ) goto done;
+  if( sys==SYS_FNT_SQL && timelineBench(b, 0, db, r) ){
+    progress("fnt_timeline: %s", sqlite3_errmsg(db));
+    goto done;
+  }
   if( sys==SYS_PLAIN && b->plainCalls ){
     sqlite3 *cdb;
     plainCallsFile(b, file, sizeof(file));
@@ -1664,6 +1731,16 @@ static void collectFigures(bench *b){
     for(i=0; i<=SYS_PLAIN; i++) if( b->sys[i].r.calls_ran && (i==s || i==SYS_PLAIN) )
       f->v[i] = b->sys[i].r.account_s*1e3;
   }
+  for(s=SYS_FNT_C; s<=SYS_FNT_SQL; s++){
+    const char *via = s==SYS_FNT_C ? "C API" : "SQL";
+    if( !b->sys[s].ran ) continue;
+    f = addFig(s==SYS_FNT_C ? "timeline_p50_c" : "timeline_p50_sql",
+               "timeline p50", via, "ms", s, 0, 0);
+    f->v[s] = b->sys[s].r.tl_p50*1e3;
+    f = addFig(s==SYS_FNT_C ? "timeline_p99_c" : "timeline_p99_sql",
+               "timeline p99", via, "ms", s, -1, s==SYS_FNT_C ? 16 : 30);
+    f->v[s] = b->sys[s].r.tl_p99*1e3;
+  }
   if( b->snap.ran ){
     f = addFig("snapshots_open_c", "open + runs scan", "C API", "ms", SYS_FNT_C, 0, 0);
     f->v[SYS_FNT_C] = b->snap.c_ms;
@@ -1817,7 +1894,8 @@ static void usage(FILE *out){
   fprintf(out,
     "usage: fnt bench [options]\n\n"
     "Files one deterministic synthetic trace into fntrace (C API and SQL) and\n"
-    "into plain SQLite schemas, then times replay windows, a full scan, heat\n"
+    "into plain SQLite schemas, then times replay windows, a full scan, heat,\n"
+    "fnt_timeline at 2,000 buckets zooming from the whole run to 10 us,\n"
     "opening a warehouse of many snapshots and comparing two commits of many\n"
     "runs (fnt_compare); prints one table with the\n"
     "figures, fntrace's targets and fntrace/alternative ratios.\n\n"
