@@ -23,7 +23,7 @@ LD_PRELOAD="${FNT_PRELOAD:-}" "$VIEWER" "$WH" --width 80 --zoom 8 --steps 3 >"$T
   || fail "fnt-viewer exited $?"
 head -20 "$T/viewer.out"
 
-/usr/bin/python3 - "$T/viewer.out" "$WH" "$FNT_BUILD/fntrace" <<'PY' || fail "the viewer's frames differ from fnt_timeline"
+LD_PRELOAD="${FNT_PRELOAD:-}" /usr/bin/python3 - "$T/viewer.out" "$WH" "$FNT_BUILD/fntrace" <<'PY' || fail "the viewer's frames differ from fnt_timeline"
 import re, sqlite3, sys
 out, wh, ext = sys.argv[1:]
 conn = sqlite3.connect(":memory:")
