@@ -72,6 +72,7 @@ static const char *kQueries[] = {
   "SELECT key, inclusive_ns, self_ns, calls FROM fnt_heat('r1') ORDER BY key",
   "SELECT count(*) FROM fn_trace_runs WHERE repo='acme/widget' AND chunk=0",
   "SELECT * FROM fnt_compare('acme/widget', '9f1c2e0', '9f1c2e0')",
+  "SELECT * FROM fnt_timeline('r1', 0, 1000, 7, 1)",
 };
 
 /* Runs one statement; the text of its rows (or "ERR") goes to out. */

@@ -6,7 +6,8 @@
 **   - filings: opening the warehouse and fnt_file_chunk (into an empty
 **     warehouse, then a second chunk next to the first), fnt_file_profile;
 **   - a query: pin the snapshot, scan every column of the three tables,
-**     fnt_heat_compute of the run, fnt_compare_compute of its commit.
+**     fnt_heat_compute of the run, fnt_compare_compute of its commit,
+**     fnt_timeline_compute of the whole run.
 ** Each call must return FNT_E_NOMEM (with a message) or succeed: no other
 ** error, no crash, nothing half-filed (a failed filing leaves the snapshot
 ** as it was), no leak (the allocator counts live blocks; LeakSanitizer
@@ -59,6 +60,7 @@ typedef struct digest {
   uint64_t rows[3], hash[3];
   uint64_t heatRows, heatHash;
   uint64_t cmpRows, cmpHash;
+  uint64_t tlRows, tlHash;
 } digest;
 
 static uint64_t mix(uint64_t h, uint64_t v){
@@ -127,6 +129,23 @@ static int readAll(const char *dir, const char *run, digest *d){
       x = mixStr(x, r[i].symbol);
       d->cmpHash = mix(x, (uint64_t)r[i].median_a);
     }
+  }
+  if( rc==FNT_OK ){
+    fnt_timeline *tl = 0;
+    int64_t first = 0, last = 0;
+    rc = fnt_timeline_span(snap, run, &first, &last);
+    if( rc==FNT_OK ) rc = fnt_timeline_compute(snap, run, first, last+1, 50, -1, &tl);
+    if( rc==FNT_OK ){
+      size_t i, n = fnt_timeline_count(tl);
+      const fnt_timeline_row *r = fnt_timeline_rows(tl);
+      d->tlRows = n;
+      for(i=0; i<n; i++){
+        uint64_t x = mixStr(d->tlHash, r[i].symbol);
+        x = mix(x, (uint64_t)r[i].call_id);
+        d->tlHash = mix(x, (uint64_t)r[i].calls);
+      }
+    }
+    fnt_timeline_free(tl);
   }
   if( rc!=FNT_OK && rc!=FNT_E_NOMEM ){
     fprintf(stderr, "read %s: rc %d: %s\n", dir, rc, st ? fnt_errmsg(st) : "");
