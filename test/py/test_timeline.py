@@ -14,11 +14,12 @@ nanosecond wide, a thread filter.  Bad arguments give errors naming them.
 import json
 import os
 import random
+import shutil
 import subprocess
 
 import pytest
 
-from test_calls import (chunk_doc, connect, file, random_events, split,
+from test_calls import (SOURCE, chunk_doc, connect, file, random_events, split,
                         tmpdir)
 
 BUILD = os.environ.get("FNT_BUILD", "build")
@@ -172,4 +173,24 @@ def test_bad_arguments(args, message):
                            capture_output=True, text=True)
         assert p.returncode != 0
         assert p.stdout == ""
+    conn.close()
+
+
+def test_golden_format1():
+    """A warehouse of format 1 (no calls files: derived when read), then
+    compacted (its calls stored): the same timeline as the reference."""
+    wh = os.path.join(tmpdir("timeline-golden-"), "wh")
+    shutil.copytree(os.path.join(SOURCE, "test", "golden", "warehouse-v1"), wh)
+    conn = connect(wh)
+    runs = [r[0] for r in conn.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
+    assert runs
+    for compacted in (False, True):
+        for run in runs:
+            calls = calls_of(conn, run)
+            lo, hi = conn.execute("SELECT min(t_ns), max(t_ns) FROM fn_trace_events "
+                                  "WHERE run_id = ?", (run,)).fetchone()
+            for t0, t1, nb in [(lo, hi + 1, 1), (lo, hi + 1, 3), (lo + 1, hi, 1000)]:
+                got = sorted(conn.execute(TL_SQL, (run, t0, t1, nb)).fetchall())
+                assert got == ref_timeline(calls, t0, t1, nb), (run, compacted, t0, t1, nb)
+        conn.execute("SELECT fnt_compact()").fetchone()
     conn.close()
