@@ -102,12 +102,9 @@ void fnt_run_calls_clear(fnt_run_calls *rc){
 /* ------------------------------------------------------------------------
 ** Decoding a row group of a calls segment.
 */
-typedef struct calls_rg {
-  size_t n;
-  uint64_t *thr, *cid, *par, *dep, *sta, *dur, *slf, *fn, *flg;
-} calls_rg;
+typedef fnt_calls_rows calls_rg;
 
-static int rgAlloc(calls_rg *g){
+int fnt_calls_rows_alloc(fnt_calls_rows *g){
   uint64_t *a = fnt_malloc(9*(size_t)FNT_CALLS_RG_ROWS*sizeof(uint64_t));
   if( a==0 ) return FNT_E_NOMEM;
   g->thr = a;
@@ -118,9 +115,9 @@ static int rgAlloc(calls_rg *g){
   return FNT_OK;
 }
 
-/* Decodes row group `rg` of calls segment `seg` (every column). */
-static int rgDecode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
-                    fnt_buf *scratch, fnt_buf *raw, calls_rg *g){
+int fnt_calls_rows_decode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                          unsigned cols, fnt_buf *scratch, fnt_buf *raw,
+                          fnt_calls_rows *g){
   static const uint32_t fields[9] = {4, 5, 6, 7, 8, 10, 11, 12, 15};
   uint64_t *dst[9];
   size_t n = (size_t)seg->rgs[rg].nrows, i;
@@ -133,6 +130,7 @@ static int rgDecode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
   }
   for(k=0; k<9; k++){
     const fnt_seg_col *col = fnt_segment_col(seg, fields[k]);
+    if( (cols & 1u<<k)==0 ) continue;
     uint64_t limit = k==0 ? seg->nthreads : k==7 ? seg->nfuncs : k==8 ? 16 : UINT64_MAX;
     if( col==0 || col->chunk_index<0 ){
       return fnt_err(st, FNT_E_CORRUPT, "%s: calls segment without field %u",
@@ -146,10 +144,10 @@ static int rgDecode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
     }
   }
   for(i=0; i<n; i++){
-    g->dur[i] = (uint64_t)fnt_unzigzag(g->dur[i]);
+    if( cols & FNT_CR_DUR ) g->dur[i] = (uint64_t)fnt_unzigzag(g->dur[i]);
     /* stored: the time in children, dur - self */
-    g->slf[i] = g->dur[i] - (uint64_t)fnt_unzigzag(g->slf[i]);
-    if( (g->flg[i] & 3)>FNT_ENDED_OPEN ) g->flg[i] = FNT_ENDED_OPEN;
+    if( cols & FNT_CR_SELF ) g->slf[i] = g->dur[i] - (uint64_t)fnt_unzigzag(g->slf[i]);
+    if( (cols & FNT_CR_FLAGS) && (g->flg[i] & 3)>FNT_ENDED_OPEN ) g->flg[i] = FNT_ENDED_OPEN;
   }
   g->n = n;
   return FNT_OK;
@@ -179,7 +177,7 @@ int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
     goto done;
   }
   ids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
-  if( ids==0 || rgAlloc(&g) ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  if( ids==0 || fnt_calls_rows_alloc(&g) ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   for(i=0; i<seg->nfuncs; i++){
     if( fnt_fntab_intern(tab, seg->funcs[i].symbol, seg->funcs[i].stable_id, &ids[i]) ){
       rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
@@ -187,7 +185,7 @@ int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
     }
   }
   for(rg=seg->nclosed_rg; rg<seg->nrg; rg++){
-    rc = rgDecode(st, seg, rg, &scratch, &raw, &g);
+    rc = fnt_calls_rows_decode(st, seg, rg, FNT_CR_ALL, &scratch, &raw, &g);
     if( rc ) goto done;
     for(i=0; i<g.n; i++){
       fnt_callrec c;
@@ -516,7 +514,8 @@ static int runNext(fnt_calls *sc, fnt_call *c){
         sc->stats.row_groups_skipped++;
       }
       if( sc->rg<sc->cur->seg->nrg ){
-        rc = rgDecode(sc->st, sc->cur->seg, sc->rg++, &sc->scratch, &sc->raw, &sc->g);
+        rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg++, FNT_CR_ALL,
+                                   &sc->scratch, &sc->raw, &sc->g);
         if( rc ) return rc;
         sc->stats.row_groups_read++;
         sc->row = 0;
@@ -659,7 +658,7 @@ int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p, fnt_calls **
   sc->p.key = 0;
   *out = sc;
   fnt_err_clear(sc->st);
-  if( rgAlloc(&sc->g) ) return nomem(sc);
+  if( fnt_calls_rows_alloc(&sc->g) ) return nomem(sc);
   if( p->key ){
     sc->key = fnt_strdup(p->key);
     if( sc->key==0 ) return nomem(sc);

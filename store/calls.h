@@ -105,6 +105,30 @@ int fnt_derive_run_calls(fnt_store *st, fnt_snapshot *s, const char *run_id,
 /* What a derivation for `run_id` against `s` depends on. */
 uint64_t fnt_derive_fingerprint(const fnt_snapshot *s, const char *run_id);
 
+/* ---- calls.c: a row group of a calls segment, decoded into arrays of
+** FNT_CALLS_RG_ROWS (one allocation, freed with fnt_free(g->thr)). */
+typedef struct fnt_calls_rows {
+  size_t n;
+  uint64_t *thr, *cid, *par, *dep, *sta, *dur, *slf, *fn, *flg;
+} fnt_calls_rows;
+/* Which columns to decode (the others keep what they held). */
+#define FNT_CR_THREAD  0x001   /* thr: thread dictionary index */
+#define FNT_CR_CALL_ID 0x002
+#define FNT_CR_PARENT  0x004
+#define FNT_CR_DEPTH   0x008
+#define FNT_CR_START   0x010
+#define FNT_CR_DUR     0x020
+#define FNT_CR_SELF    0x040   /* needs FNT_CR_DUR */
+#define FNT_CR_FN      0x080   /* function table index */
+#define FNT_CR_FLAGS   0x100
+#define FNT_CR_ALL     0x1ff
+int fnt_calls_rows_alloc(fnt_calls_rows *g);   /* FNT_OK or FNT_E_NOMEM */
+/* Decodes columns `cols` of row group `rg` of calls segment `seg`.
+** @return FNT_OK or FNT_E_CORRUPT (message naming the file). */
+int fnt_calls_rows_decode(fnt_store *st, const struct fnt_segment *seg,
+                          uint32_t rg, unsigned cols, fnt_buf *scratch,
+                          fnt_buf *raw, fnt_calls_rows *g);
+
 /* ---- calls.c: the calls of one run as the scan sees them. */
 typedef struct fnt_run_calls {
   const fnt_entry **files;      /* the run's calls files, by seq_max */

@@ -4,15 +4,18 @@
 ** in the bucket (ties: the smallest call_id) and how many calls the bucket
 ** holds; per (thread, depth) the call still running at t0 as bucket -1.
 **
-** The calls of the window come from one calls scan (its time overlap
-** prunes files and row groups); they are reduced as they come into a hash
-** table of (thread, depth, bucket) slots, so memory is the size of the
-** answer, not of the window.
+** The calls of the window are read from the run's calls files, pruning
+** files and row groups by their time bounds (a row group holds one depth,
+** start-sorted), decoding only the six columns that matter, and reduced as
+** they come into a hash table of (thread, depth, bucket) slots, so memory
+** is the size of the answer, not of the window.  A run whose calls are not
+** stored (format 1) goes through the calls scan, which derives them.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "calls.h"
+#include "segment.h"
 
 /* One (thread, depth, bucket) of the answer while it is being reduced. */
 typedef struct tl_slot {
@@ -37,10 +40,14 @@ void fnt_timeline_free(fnt_timeline *t){
   fnt_free(t);
 }
 
-/* The slots, open addressing over a power-of-two table. */
+/* The slots, open addressing over a power-of-two table; recent[] keeps
+** each thread's last slot (calls come in start order per thread and
+** depth, so most land in the slot before). */
+#define TL_RECENT 64
 typedef struct tl_map {
   tl_slot *a;
   size_t n, mask;
+  size_t recent[TL_RECENT];   /* slot index + 1; 0 = none */
 } tl_map;
 
 static uint64_t slotHash(uint32_t thread, int64_t depth, int64_t bucket){
@@ -64,19 +71,28 @@ static int mapGrow(tl_map *m){
   fnt_free(m->a);
   m->a = a;
   m->mask = cap-1;
+  memset(m->recent, 0, sizeof(m->recent));
   return FNT_OK;
 }
 
 /* The slot of (thread, depth, bucket), made (unused fields 0) when new. */
 static tl_slot *mapSlot(tl_map *m, uint32_t thread, int64_t depth, int64_t bucket){
-  size_t j;
+  size_t j, *r = &m->recent[thread % TL_RECENT];
+  if( *r ){
+    tl_slot *s = &m->a[*r-1];
+    if( s->thread==thread && s->depth==depth && s->bucket==bucket ) return s;
+  }
   if( m->a==0 || (m->n+1)*2>m->mask+1 ){
     if( mapGrow(m) ) return 0;
   }
   for(j=slotHash(thread, depth, bucket)&m->mask; m->a[j].used; j=(j+1)&m->mask){
     tl_slot *s = &m->a[j];
-    if( s->thread==thread && s->depth==depth && s->bucket==bucket ) return s;
+    if( s->thread==thread && s->depth==depth && s->bucket==bucket ){
+      *r = j+1;
+      return s;
+    }
   }
+  *r = j+1;
   m->a[j].used = 1;
   m->a[j].thread = thread;
   m->a[j].depth = depth;
@@ -124,16 +140,171 @@ int fnt_timeline_span(fnt_snapshot *snap, const char *run_id,
   return FNT_OK;
 }
 
+/* What one computation reduces into. */
+typedef struct tl_ctx {
+  fnt_store *st;
+  fnt_timeline *t;
+  tl_map m;
+  int64_t t0, t1;          /* the window */
+  uint64_t w;              /* bucket width */
+  int64_t thread;          /* < 0: every thread */
+} tl_ctx;
+
+/* The slot a call goes to, or 0 with *skip = 1 when it is not drawn
+** (0 with *skip = 0: out of memory).  The call's fields then go to the
+** slot when it is the bucket's longest so far (tlTake). */
+static tl_slot *tlSlot(tl_ctx *x, uint32_t thread, int64_t depth,
+                       int64_t start, int64_t end, int *skip){
+  int64_t bucket;
+  *skip = 0;
+  if( start>=x->t0 ){
+    if( start>=x->t1 ){ *skip = 1; return 0; }
+    bucket = (int64_t)(((uint64_t)start - (uint64_t)x->t0)/x->w);
+  }else if( end>x->t0 ){
+    bucket = -1;
+  }else{
+    *skip = 1;
+    return 0;
+  }
+  return mapSlot(&x->m, thread, depth, bucket);
+}
+
+/* 1 when a call of duration dur and id call_id replaces the slot's. */
+static int tlTake(tl_slot *s, int64_t call_id, int64_t start, int64_t dur){
+  int take = s->calls==0 || dur>s->dur || (dur==s->dur && call_id<s->call_id);
+  if( take ){
+    s->call_id = call_id;
+    s->start = start;
+    s->dur = dur;
+  }
+  /* Bucket -1 stands for one call (SPEC §8), whatever else ran at t0. */
+  s->calls = s->bucket<0 ? 1 : s->calls+1;
+  return take;
+}
+
+/* The calls of one calls file into the slots; only the tail's open rows
+** are calls. */
+static int tlFile(tl_ctx *x, const fnt_entry *e, int tail, fnt_calls_rows *g,
+                  fnt_buf *scratch, fnt_buf *raw){
+  const unsigned cols = FNT_CR_THREAD | FNT_CR_CALL_ID | FNT_CR_DEPTH
+                      | FNT_CR_START | FNT_CR_DUR | FNT_CR_FN;
+  fnt_segment *seg = 0;
+  uint32_t *fnids = 0, rg;
+  int64_t threadIx = -1;
+  size_t i;
+  int rc;
+  if( e->t_min>=x->t1 || e->t_max<x->t0 ) return FNT_OK;
+  rc = fnt_segment_open(x->st, e->path, &seg);
+  if( rc ) return rc;
+  if( seg->table!=FNT_TABLE_CALLS ){
+    rc = fnt_err(x->st, FNT_E_CORRUPT, "%s: holds table %d, the manifest says %d",
+                 seg->full_path, seg->table, FNT_TABLE_CALLS);
+    goto done;
+  }
+  if( x->thread>=0 ){
+    for(i=0; i<seg->nthreads && seg->threads[i]!=(uint64_t)x->thread; i++){}
+    if( i==seg->nthreads ) goto done;
+    threadIx = (int64_t)i;
+  }
+  /* Functions are interned when a call of theirs is first drawn. */
+  fnids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+  if( fnids==0 ){ rc = FNT_E_NOMEM; goto done; }
+  memset(fnids, 0xff, ((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+  for(rg=0; rg<seg->nrg; rg++){
+    const fnt_seg_rg *b = &seg->rgs[rg];
+    const fnt_calls_rg *c = &seg->crgs[rg];
+    if( rg>=seg->nclosed_rg && !tail ) break;
+    if( b->t_min>=x->t1 || b->t_max<x->t0 ) continue;
+    if( threadIx>=0 && (threadIx<c->thread_min || threadIx>c->thread_max) ) continue;
+    rc = fnt_calls_rows_decode(x->st, seg, rg, cols, scratch, raw, g);
+    if( rc ) goto done;
+    for(i=0; i<g->n; i++){
+      int64_t start = (int64_t)g->sta[i], dur = (int64_t)g->dur[i];
+      tl_slot *s;
+      int skip;
+      if( threadIx>=0 && (int64_t)g->thr[i]!=threadIx ) continue;
+      s = tlSlot(x, (uint32_t)seg->threads[g->thr[i]], (int64_t)g->dep[i], start,
+                 (int64_t)((uint64_t)start + (uint64_t)dur), &skip);
+      if( s==0 ){
+        if( skip ) continue;
+        rc = FNT_E_NOMEM;
+        goto done;
+      }
+      if( tlTake(s, (int64_t)g->cid[i], start, dur) ){
+        uint32_t f = (uint32_t)g->fn[i];
+        if( fnids[f]==UINT32_MAX
+         && fnt_fntab_intern(&x->t->tab, seg->funcs[f].symbol, seg->funcs[f].stable_id, &fnids[f]) ){
+          rc = FNT_E_NOMEM;
+          goto done;
+        }
+        s->fn = fnids[f];
+      }
+    }
+  }
+done:
+  fnt_free(fnids);
+  fnt_segment_release(x->st, seg);
+  return rc;
+}
+
+/* A run whose calls are stored: every calls file, the tail's open rows
+** too. */
+static int tlStored(tl_ctx *x, const fnt_run_calls *files){
+  fnt_calls_rows g;
+  fnt_buf scratch = {0}, raw = {0};
+  size_t i;
+  int rc;
+  memset(&g, 0, sizeof(g));
+  rc = fnt_calls_rows_alloc(&g);
+  for(i=0; rc==FNT_OK && i<files->nfiles; i++){
+    rc = tlFile(x, files->files[i], files->files[i]==files->tail, &g, &scratch, &raw);
+  }
+  fnt_free(g.thr);
+  fnt_buf_free(&scratch);
+  fnt_buf_free(&raw);
+  return rc;
+}
+
+/* A run whose calls are derived when read (format 1): the calls scan. */
+static int tlScan(tl_ctx *x, fnt_snapshot *snap, const char *run_id){
+  fnt_call_predicate p;
+  fnt_calls *sc = 0;
+  const fnt_call *c;
+  int rc;
+  /* The scan's overlap, start <= t1-1 AND end >= t0, holds both the calls
+  ** starting in [t0, t1) and those running at t0; tlSlot is exact. */
+  fnt_call_predicate_init(&p);
+  p.run_ids = &run_id;
+  p.n_run_ids = 1;
+  p.thread = x->thread;
+  p.t0 = x->t0;
+  p.t1 = x->t1-1;
+  rc = fnt_calls_open(snap, &p, &sc);
+  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+    int skip;
+    tl_slot *s = tlSlot(x, c->thread, c->depth, c->start_ns, c->end_ns, &skip);
+    rc = FNT_OK;
+    if( s==0 ){
+      if( skip ) continue;
+      rc = FNT_E_NOMEM;
+      break;
+    }
+    if( tlTake(s, c->call_id, c->start_ns, c->dur_ns)
+     && fnt_fntab_intern(&x->t->tab, c->symbol, c->stable_id, &s->fn) ){
+      rc = FNT_E_NOMEM;
+      break;
+    }
+  }
+  fnt_calls_close(sc);
+  return rc;
+}
+
 int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
                          int64_t t1, int64_t buckets, int64_t thread,
                          fnt_timeline **out){
   fnt_store *st;
-  fnt_timeline *t = 0;
-  fnt_call_predicate p;
-  fnt_calls *sc = 0;
-  const fnt_call *c;
-  tl_map m = {0, 0, 0};
-  uint64_t w;
+  fnt_run_calls files;
+  tl_ctx x;
   size_t i;
   int rc;
 
@@ -151,73 +322,54 @@ int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
   }
   rc = fnt_timeline_span(snap, run_id, 0, 0);
   if( rc ) return rc;
+  memset(&x, 0, sizeof(x));
+  x.st = st;
+  x.t0 = t0;
+  x.t1 = t1;
+  x.thread = thread;
   /* w = max(1, ceil((t1 - t0) / buckets)), in unsigned arithmetic: the
   ** span of any int64 window fits a uint64. */
   {
     uint64_t span = (uint64_t)t1 - (uint64_t)t0, nb = (uint64_t)buckets;
-    w = span/nb + (span%nb!=0);
-    if( w==0 ) w = 1;
+    x.w = span/nb + (span%nb!=0);
+    if( x.w==0 ) x.w = 1;
   }
-  t = fnt_calloc(1, sizeof(*t));
-  if( t==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  /* The scan's overlap, start <= t1-1 AND end >= t0, holds both the calls
-  ** starting in [t0, t1) and those running at t0; the rest is exact below. */
-  fnt_call_predicate_init(&p);
-  p.run_ids = &run_id;
-  p.n_run_ids = 1;
-  p.thread = thread;
-  p.t0 = t0;
-  p.t1 = t1-1;
-  rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    int64_t bucket;
-    tl_slot *s;
-    rc = FNT_OK;
-    if( c->start_ns>=t0 ){
-      bucket = (int64_t)(((uint64_t)c->start_ns - (uint64_t)t0)/w);
-    }else if( c->end_ns>t0 ){
-      bucket = -1;
-    }else{
-      continue;
-    }
-    s = mapSlot(&m, c->thread, c->depth, bucket);
-    if( s==0 ) goto nomem;
-    if( s->calls==0 || c->dur_ns>s->dur || (c->dur_ns==s->dur && c->call_id<s->call_id) ){
-      if( fnt_fntab_intern(&t->tab, c->symbol, c->stable_id, &s->fn) ) goto nomem;
-      s->call_id = c->call_id;
-      s->start = c->start_ns;
-      s->dur = c->dur_ns;
-    }
-    /* Bucket -1 stands for one call (SPEC §8), whatever else ran at t0. */
-    s->calls = bucket<0 ? 1 : s->calls+1;
+  x.t = fnt_calloc(1, sizeof(*x.t));
+  if( x.t==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  fnt_err_clear(st);
+  rc = fnt_run_calls_find(snap, run_id, &files);
+  if( rc==FNT_OK ){
+    rc = files.complete ? tlStored(&x, &files) : tlScan(&x, snap, run_id);
+    fnt_run_calls_clear(&files);
   }
-  if( rc<0 ) goto done;
-  t->rows = fnt_calloc(m.n+1, sizeof(fnt_timeline_row));
-  if( t->rows==0 ) goto nomem;
-  for(i=0; m.a && i<=m.mask; i++){
-    const tl_slot *s = &m.a[i];
+  if( rc ) goto done;
+  x.t->rows = fnt_calloc(x.m.n+1, sizeof(fnt_timeline_row));
+  if( x.t->rows==0 ){ rc = FNT_E_NOMEM; goto done; }
+  for(i=0; x.m.a && i<=x.m.mask; i++){
+    const tl_slot *s = &x.m.a[i];
     fnt_timeline_row *r;
     if( !s->used ) continue;
-    r = &t->rows[t->n++];
+    r = &x.t->rows[x.t->n++];
     r->thread = s->thread;
     r->depth = s->depth;
     r->bucket = s->bucket;
     r->call_id = s->call_id;
     r->start_ns = s->start;
     r->dur_ns = s->dur;
-    r->key = t->tab.keys[t->tab.key[s->fn]];
-    r->symbol = t->tab.fn[s->fn].symbol;
+    r->key = x.t->tab.keys[x.t->tab.key[s->fn]];
+    r->symbol = x.t->tab.fn[s->fn].symbol;
     r->calls = s->calls;
   }
-  if( t->n>1 ) qsort(t->rows, t->n, sizeof(fnt_timeline_row), cmpRow);
-  rc = FNT_OK;
-  goto done;
-nomem:
-  rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory drawing its timeline", run_id);
+  if( x.t->n>1 ) qsort(x.t->rows, x.t->n, sizeof(fnt_timeline_row), cmpRow);
 done:
-  fnt_calls_close(sc);
-  fnt_free(m.a);
-  if( rc ){ fnt_timeline_free(t); return rc; }
-  *out = t;
+  fnt_free(x.m.a);
+  if( rc ){
+    if( rc==FNT_E_NOMEM ){
+      rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory drawing its timeline", run_id);
+    }
+    fnt_timeline_free(x.t);
+    return rc;
+  }
+  *out = x.t;
   return FNT_OK;
 }
