@@ -18,11 +18,21 @@
 #include "segment.h"
 
 /* One (thread, depth, bucket) of the answer while it is being reduced. */
-typedef struct tl_slot {
-  int64_t depth, bucket, call_id, start, dur, calls;
-  uint32_t thread, fn;      /* fn: fnt_fntab id of the best call */
-  int used;
-} tl_slot;
+typedef struct tl_cell {
+  int64_t bucket, call_id, start, dur, calls;
+  uint32_t fn;              /* fnt_fntab id of the best call */
+} tl_cell;
+
+/* The cells of one (thread, depth), in the order calls reached them: a
+** file's calls of one depth come in start order, so a call mostly goes to
+** the last cell or a new one after it; cells of one bucket from several
+** files are merged at the end. */
+typedef struct tl_lane {
+  uint32_t thread;
+  int64_t depth;
+  tl_cell *c;
+  size_t n, cap;
+} tl_lane;
 
 struct fnt_timeline {
   fnt_fntab tab;
@@ -40,73 +50,129 @@ void fnt_timeline_free(fnt_timeline *t){
   fnt_free(t);
 }
 
-/* The slots, open addressing over a power-of-two table; recent[] keeps
-** each thread's last slot (calls come in start order per thread and
-** depth, so most land in the slot before). */
+/* The lanes, found by (thread, depth) through open addressing over a
+** power-of-two table of lane index + 1; recent[] keeps each thread's last
+** lane (a row group holds one depth). */
 #define TL_RECENT 64
 typedef struct tl_map {
-  tl_slot *a;
-  size_t n, mask;
-  size_t recent[TL_RECENT];   /* slot index + 1; 0 = none */
+  tl_lane *lanes;
+  size_t n, cap;
+  uint32_t *slot;
+  size_t mask;
+  size_t recent[TL_RECENT];   /* lane index + 1; 0 = none */
 } tl_map;
 
-static uint64_t slotHash(uint32_t thread, int64_t depth, int64_t bucket){
-  uint64_t h = (uint64_t)thread*0x9E3779B97F4A7C15ull;
-  h ^= (uint64_t)depth*0xC2B2AE3D27D4EB4Full + (h<<6) + (h>>2);
-  h ^= (uint64_t)bucket*0x165667B19E3779F9ull + (h<<6) + (h>>2);
-  return h ^ (h>>29);
+static size_t laneHash(uint32_t thread, int64_t depth){
+  uint64_t h = (uint64_t)thread*0x9E3779B97F4A7C15ull ^ (uint64_t)depth*0xC2B2AE3D27D4EB4Full;
+  return (size_t)(h ^ (h>>29));
 }
 
-static int mapGrow(tl_map *m){
-  size_t cap = m->a ? (m->mask+1)*2 : 1024, i;
-  tl_slot *a = fnt_calloc(cap, sizeof(tl_slot));
-  if( a==0 ) return FNT_E_NOMEM;
-  for(i=0; m->a && i<=m->mask; i++){
-    tl_slot *s = &m->a[i];
-    size_t j;
-    if( !s->used ) continue;
-    for(j=slotHash(s->thread, s->depth, s->bucket)&(cap-1); a[j].used; j=(j+1)&(cap-1)){}
-    a[j] = *s;
-  }
-  fnt_free(m->a);
-  m->a = a;
-  m->mask = cap-1;
-  memset(m->recent, 0, sizeof(m->recent));
-  return FNT_OK;
+static void mapFree(tl_map *m){
+  size_t i;
+  for(i=0; i<m->n; i++) fnt_free(m->lanes[i].c);
+  fnt_free(m->lanes);
+  fnt_free(m->slot);
 }
 
-/* The slot of (thread, depth, bucket), made (unused fields 0) when new. */
-static tl_slot *mapSlot(tl_map *m, uint32_t thread, int64_t depth, int64_t bucket){
+/* The lane of (thread, depth), made empty when new; 0: out of memory. */
+static tl_lane *mapLane(tl_map *m, uint32_t thread, int64_t depth){
   size_t j, *r = &m->recent[thread % TL_RECENT];
+  tl_lane *l;
   if( *r ){
-    tl_slot *s = &m->a[*r-1];
-    if( s->thread==thread && s->depth==depth && s->bucket==bucket ) return s;
+    l = &m->lanes[*r-1];
+    if( l->thread==thread && l->depth==depth ) return l;
   }
-  if( m->a==0 || (m->n+1)*2>m->mask+1 ){
-    if( mapGrow(m) ) return 0;
+  if( m->slot==0 || (m->n+1)*2>m->mask+1 ){
+    size_t cap = m->slot ? (m->mask+1)*2 : 256, i;
+    uint32_t *a = fnt_calloc(cap, sizeof(uint32_t));
+    if( a==0 ) return 0;
+    for(i=0; i<m->n; i++){
+      for(j=laneHash(m->lanes[i].thread, m->lanes[i].depth)&(cap-1); a[j]; j=(j+1)&(cap-1)){}
+      a[j] = (uint32_t)i+1;
+    }
+    fnt_free(m->slot);
+    m->slot = a;
+    m->mask = cap-1;
   }
-  for(j=slotHash(thread, depth, bucket)&m->mask; m->a[j].used; j=(j+1)&m->mask){
-    tl_slot *s = &m->a[j];
-    if( s->thread==thread && s->depth==depth && s->bucket==bucket ){
-      *r = j+1;
-      return s;
+  for(j=laneHash(thread, depth)&m->mask; m->slot[j]; j=(j+1)&m->mask){
+    l = &m->lanes[m->slot[j]-1];
+    if( l->thread==thread && l->depth==depth ){
+      *r = m->slot[j];
+      return l;
     }
   }
-  *r = j+1;
-  m->a[j].used = 1;
-  m->a[j].thread = thread;
-  m->a[j].depth = depth;
-  m->a[j].bucket = bucket;
-  m->n++;
-  return &m->a[j];
+  if( m->n==m->cap ){
+    size_t cap = m->cap ? m->cap*2 : 64;
+    tl_lane *a = fnt_realloc(m->lanes, cap*sizeof(tl_lane));
+    if( a==0 ) return 0;
+    m->lanes = a;
+    m->cap = cap;
+  }
+  l = &m->lanes[m->n];
+  memset(l, 0, sizeof(*l));
+  l->thread = thread;
+  l->depth = depth;
+  m->slot[j] = (uint32_t)++m->n;
+  *r = m->n;
+  return l;
 }
 
-static int cmpRow(const void *a, const void *b){
-  const fnt_timeline_row *x = a, *y = b;
-  if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
-  if( x->depth!=y->depth ) return x->depth<y->depth ? -1 : 1;
+/* The cell of `bucket` in lane l: its last, or a new one. */
+static tl_cell *laneCell(tl_lane *l, int64_t bucket){
+  if( l->n && l->c[l->n-1].bucket==bucket ) return &l->c[l->n-1];
+  if( l->n==l->cap ){
+    size_t cap = l->cap ? l->cap*2 : 16;
+    tl_cell *a = fnt_realloc(l->c, cap*sizeof(tl_cell));
+    if( a==0 ) return 0;
+    l->c = a;
+    l->cap = cap;
+  }
+  memset(&l->c[l->n], 0, sizeof(tl_cell));
+  l->c[l->n].bucket = bucket;
+  return &l->c[l->n++];
+}
+
+/* 1 when the call (dur, id) is drawn before (dur2, id2): longer, then
+** the smaller call_id. */
+static int longer(int64_t dur, int64_t id, int64_t dur2, int64_t id2){
+  return dur>dur2 || (dur==dur2 && id<id2);
+}
+
+static int cmpCell(const void *a, const void *b){
+  const tl_cell *x = a, *y = b;
   return x->bucket<y->bucket ? -1 : x->bucket>y->bucket;
 }
+
+/* Sorts a lane's cells by bucket and merges those of one bucket. */
+static void laneMerge(tl_lane *l){
+  size_t i, k;
+  for(i=1; i<l->n && l->c[i-1].bucket<l->c[i].bucket; i++){}
+  if( i==l->n ) return;
+  qsort(l->c, l->n, sizeof(tl_cell), cmpCell);
+  for(i=1, k=0; i<l->n; i++){
+    tl_cell *d = &l->c[k];
+    if( l->c[i].bucket!=d->bucket ){
+      l->c[++k] = l->c[i];
+      continue;
+    }
+    /* Bucket -1 stands for one call (SPEC §8). */
+    d->calls = d->bucket<0 ? 1 : d->calls + l->c[i].calls;
+    if( longer(l->c[i].dur, l->c[i].call_id, d->dur, d->call_id) ){
+      d->call_id = l->c[i].call_id;
+      d->start = l->c[i].start;
+      d->dur = l->c[i].dur;
+      d->fn = l->c[i].fn;
+    }
+  }
+  l->n = k+1;
+}
+
+static int cmpLane(const void *a, const void *b){
+  const tl_lane *x = a, *y = b;
+  if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
+  return x->depth<y->depth ? -1 : x->depth>y->depth;
+}
+
 
 /* The bounds of the run's events (calls start and end at events), from
 ** the manifest entries alone; 0 when the snapshot has none of it. */
@@ -150,12 +216,13 @@ typedef struct tl_ctx {
   int64_t thread;          /* < 0: every thread */
 } tl_ctx;
 
-/* The slot a call goes to, or 0 with *skip = 1 when it is not drawn
+/* The cell a call goes to, or 0 with *skip = 1 when it is not drawn
 ** (0 with *skip = 0: out of memory).  The call's fields then go to the
-** slot when it is the bucket's longest so far (tlTake). */
-static tl_slot *tlSlot(tl_ctx *x, uint32_t thread, int64_t depth,
+** cell when it is the bucket's longest so far (tlTake). */
+static tl_cell *tlCell(tl_ctx *x, uint32_t thread, int64_t depth,
                        int64_t start, int64_t end, int *skip){
   int64_t bucket;
+  tl_lane *l;
   *skip = 0;
   if( start>=x->t0 ){
     if( start>=x->t1 ){ *skip = 1; return 0; }
@@ -166,12 +233,13 @@ static tl_slot *tlSlot(tl_ctx *x, uint32_t thread, int64_t depth,
     *skip = 1;
     return 0;
   }
-  return mapSlot(&x->m, thread, depth, bucket);
+  l = mapLane(&x->m, thread, depth);
+  return l ? laneCell(l, bucket) : 0;
 }
 
-/* 1 when a call of duration dur and id call_id replaces the slot's. */
-static int tlTake(tl_slot *s, int64_t call_id, int64_t start, int64_t dur){
-  int take = s->calls==0 || dur>s->dur || (dur==s->dur && call_id<s->call_id);
+/* 1 when a call of duration dur and id call_id replaces the cell's. */
+static int tlTake(tl_cell *s, int64_t call_id, int64_t start, int64_t dur){
+  int take = s->calls==0 || longer(dur, call_id, s->dur, s->call_id);
   if( take ){
     s->call_id = call_id;
     s->start = start;
@@ -220,10 +288,10 @@ static int tlFile(tl_ctx *x, const fnt_entry *e, int tail, fnt_calls_rows *g,
     if( rc ) goto done;
     for(i=0; i<g->n; i++){
       int64_t start = (int64_t)g->sta[i], dur = (int64_t)g->dur[i];
-      tl_slot *s;
+      tl_cell *s;
       int skip;
       if( threadIx>=0 && (int64_t)g->thr[i]!=threadIx ) continue;
-      s = tlSlot(x, (uint32_t)seg->threads[g->thr[i]], (int64_t)g->dep[i], start,
+      s = tlCell(x, (uint32_t)seg->threads[g->thr[i]], (int64_t)g->dep[i], start,
                  (int64_t)((uint64_t)start + (uint64_t)dur), &skip);
       if( s==0 ){
         if( skip ) continue;
@@ -272,7 +340,7 @@ static int tlScan(tl_ctx *x, fnt_snapshot *snap, const char *run_id){
   const fnt_call *c;
   int rc;
   /* The scan's overlap, start <= t1-1 AND end >= t0, holds both the calls
-  ** starting in [t0, t1) and those running at t0; tlSlot is exact. */
+  ** starting in [t0, t1) and those running at t0; tlCell is exact. */
   fnt_call_predicate_init(&p);
   p.run_ids = &run_id;
   p.n_run_ids = 1;
@@ -282,7 +350,7 @@ static int tlScan(tl_ctx *x, fnt_snapshot *snap, const char *run_id){
   rc = fnt_calls_open(snap, &p, &sc);
   while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
     int skip;
-    tl_slot *s = tlSlot(x, c->thread, c->depth, c->start_ns, c->end_ns, &skip);
+    tl_cell *s = tlCell(x, c->thread, c->depth, c->start_ns, c->end_ns, &skip);
     rc = FNT_OK;
     if( s==0 ){
       if( skip ) continue;
@@ -343,26 +411,31 @@ int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
     fnt_run_calls_clear(&files);
   }
   if( rc ) goto done;
-  x.t->rows = fnt_calloc(x.m.n+1, sizeof(fnt_timeline_row));
-  if( x.t->rows==0 ){ rc = FNT_E_NOMEM; goto done; }
-  for(i=0; x.m.a && i<=x.m.mask; i++){
-    const tl_slot *s = &x.m.a[i];
-    fnt_timeline_row *r;
-    if( !s->used ) continue;
-    r = &x.t->rows[x.t->n++];
-    r->thread = s->thread;
-    r->depth = s->depth;
-    r->bucket = s->bucket;
-    r->call_id = s->call_id;
-    r->start_ns = s->start;
-    r->dur_ns = s->dur;
-    r->key = x.t->tab.keys[x.t->tab.key[s->fn]];
-    r->symbol = x.t->tab.fn[s->fn].symbol;
-    r->calls = s->calls;
+  {
+    size_t nrow = 0, j;
+    for(i=0; i<x.m.n; i++){ laneMerge(&x.m.lanes[i]); nrow += x.m.lanes[i].n; }
+    x.t->rows = fnt_calloc(nrow+1, sizeof(fnt_timeline_row));
+    if( x.t->rows==0 ){ rc = FNT_E_NOMEM; goto done; }
+    if( x.m.n>1 ) qsort(x.m.lanes, x.m.n, sizeof(tl_lane), cmpLane);
+    for(i=0; i<x.m.n; i++){
+      const tl_lane *l = &x.m.lanes[i];
+      for(j=0; j<l->n; j++){
+        const tl_cell *c = &l->c[j];
+        fnt_timeline_row *r = &x.t->rows[x.t->n++];
+        r->thread = l->thread;
+        r->depth = l->depth;
+        r->bucket = c->bucket;
+        r->call_id = c->call_id;
+        r->start_ns = c->start;
+        r->dur_ns = c->dur;
+        r->key = x.t->tab.keys[x.t->tab.key[c->fn]];
+        r->symbol = x.t->tab.fn[c->fn].symbol;
+        r->calls = c->calls;
+      }
+    }
   }
-  if( x.t->n>1 ) qsort(x.t->rows, x.t->n, sizeof(fnt_timeline_row), cmpRow);
 done:
-  fnt_free(x.m.a);
+  mapFree(&x.m);
   if( rc ){
     if( rc==FNT_E_NOMEM ){
       rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory drawing its timeline", run_id);
