@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_bench.sh -- a smoke test of `fnt bench`: a small run of every system
 # (fntrace C API and SQL, plain and normalized SQLite), of the snapshot
-# warehouse and of comparing two commits; the table is printed, the JSON
-# after it parses, and every figure is there with a number.  Figures themselves are not judged here:
+# warehouse, of comparing two commits and of fnt_timeline's zoom; the
+# table is printed, the JSON after it parses, and every figure is there with a number.  Figures themselves are not judged here:
 # 20,000 events under ASan say nothing about speed.  `fnt bench` itself
 # fails when the systems disagree (window rows, scan rows, heat totals,
 # rows of every call window and stack, account totals).
@@ -25,7 +25,7 @@ for want in "figure" "filing rate" "bytes on disk/event" "window p99" \
             "full scan, all columns" "heat of the run" "open + run summary" \
             "events alone" "calls alone" "10k-call window p50" \
             "stack at an instant p99" "account of the run" \
-            "compare of two commits"; do
+            "compare of two commits" "timeline p99"; do
   if printf '%s\n' "$out" | grep -qF -- "$want"; then echo "ok   table: $want"
   else echo "FAIL table lacks '$want'"; fail=1; fi
 done
@@ -43,7 +43,8 @@ want = ["filing_c", "filing_sql", "rss_filing_c", "rss_filing_sql", "bytes_c",
         "window_p99_c", "window_p50_sql", "window_p99_sql", "scan_c", "scan_sql",
         "heat_c", "heat_sql", "calls_window_p50_c", "calls_window_p50_sql",
         "stack_p99_c", "stack_p99_sql", "account_c", "account_sql",
-        "snapshots_open_c", "snapshots_open_sql", "compare_c"]
+        "snapshots_open_c", "snapshots_open_sql", "compare_c", "timeline_p50_c",
+        "timeline_p99_c", "timeline_p50_sql", "timeline_p99_sql"]
 # Calls exist in fntrace and in the plain calls table only; so do the
 # bytes of calls (and the events + calls total).
 no_norm = ("calls_", "stack_", "account_", "bytes_c", "bytes_sql", "bytes_calls_c")
@@ -54,7 +55,7 @@ for k, f in figs.items():
     assert isinstance(f["fntrace"], (int, float)), (k, f)
     assert f["status"] in ("ok", "MISSED", "-"), (k, f)
     assert (f["target"] is None) == (f["status"] == "-"), (k, f)
-    if not k.startswith(("snapshots", "compare")):
+    if not k.startswith(("snapshots", "compare", "timeline")):   # fntrace's own
         alts = ("plain", "ratio_plain") if k.startswith(no_norm) else \
                ("plain", "normalized", "ratio_plain", "ratio_normalized")
         for alt in alts:
