@@ -154,11 +154,11 @@ int sqlite3_fntrace_init(sqlite3 *db, char **pzErrMsg,
           SQLITE_UTF8|SQLITE_DETERMINISTIC|SQLITE_INNOCUOUS, 0,
           fntVersionFunc, 0, 0);
   if( rc==SQLITE_OK ) rc = fntRegisterFiling(db, p);
+  if( rc==SQLITE_OK ) rc = fntRegisterTimeline(db, p);
   if( rc==SQLITE_OK ) rc = fntRegisterTables(db, p);
   if( rc==SQLITE_OK ) rc = fntRegisterRunFunctions(db, p);
   if( rc==SQLITE_OK ) rc = fntRegisterCompare(db, p);
   if( rc==SQLITE_OK ) rc = fntRegisterMaintenance(db, p);
-  if( rc==SQLITE_OK ) rc = fntRegisterTimeline(db, p);
   if( rc!=SQLITE_OK && pzErrMsg ){
     *pzErrMsg = sqlite3_mprintf("fntrace: registration failed: %s",
                                 sqlite3_errstr(rc));

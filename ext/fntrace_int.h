@@ -48,17 +48,17 @@ typedef struct FntTvf {
   const char *zName;          /* "fnt_heat": the module, and errors' prefix */
   const char *zSchema;        /* "CREATE TABLE x(...)" */
   int iFirstArg, nArg;        /* the argument columns; 1 <= nArg <= 8 */
-  int nOptional;              /* the last nOptional arguments may be left
-                              ** out: xCompute then sees NULL for them */
-  unsigned mIntArg;           /* bit k: argument k must be an integer (its
-                              ** text is then its decimal value) */
+  int nReq;                   /* the first nReq are required; 0: all */
   const char *zUsage;         /* the error when an argument is missing */
   double estimatedCost;       /* of computing the rows, for the planner */
-  /* Computes the rows for the arguments (none NULL) in pSnap: *ppRows (may
+  /* Computes the rows for the arguments (none NULL but optional ones not
+  ** given) in pSnap: *ppRows (may
   ** stay NULL when there are none) and *pnRow.  A store code: on failure
   ** the store's message is the error. */
   int (*xCompute)(fnt_snapshot *pSnap, const char *const *azArg,
                   void **ppRows, size_t *pnRow);
+  /* Optional: an error (sqlite3_malloc'd) for bad arguments, else NULL. */
+  char *(*xCheck)(const char *const *azArg);
   void (*xFree)(void *pRows);
   /* The result of column iCol (< iFirstArg) of row iRow. */
   void (*xColumn)(const void *pRows, size_t iRow, int iCol,
@@ -68,11 +68,11 @@ int fntRegisterTvf(sqlite3 *db, FntConn *p, const FntTvf *pTvf);  /* tvf.c */
 
 /* Registration, one per file of ext/. */
 int fntRegisterFiling(sqlite3 *db, FntConn *p);  /* filing.c */
+int fntRegisterTimeline(sqlite3 *db, FntConn *p);  /* timeline.c: fnt_timeline */
 int fntRegisterTables(sqlite3 *db, FntConn *p);  /* tables.c, summary.c */
 int fntRegisterSummary(sqlite3 *db, FntConn *p); /* summary.c, called by tables.c */
 int fntRegisterRunFunctions(sqlite3 *db, FntConn *p);  /* run_functions.c */
 int fntRegisterCompare(sqlite3 *db, FntConn *p); /* compare.c: fnt_compare, fnt_diff */
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p);  /* maintenance.c */
-int fntRegisterTimeline(sqlite3 *db, FntConn *p);  /* timeline.c: fnt_timeline */
 
 #endif /* FNTRACE_INT_H */

@@ -19,9 +19,28 @@
 ** t1 <= t0, buckets < 1 and an unknown run are errors (the store's
 ** message); a NULL argument, or a negative thread, gives no rows.
 */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "fntrace_int.h"
+
+static const char *const azName[] = { "run_id", "t0", "t1", "buckets", "thread" };
+
+/* Arguments 1..4 (those given) must be integers: 0, or the error. */
+static char *tlCheck(const char *const *az){
+  int i;
+  for(i=1; i<5; i++){
+    char *zEnd;
+    if( az[i]==0 ) continue;
+    errno = 0;
+    (void)strtoll(az[i], &zEnd, 10);
+    if( az[i][0]==0 || *zEnd || errno ){
+      return sqlite3_mprintf("fnt_timeline: %s must be an integer, not '%s'",
+                             azName[i], az[i]);
+    }
+  }
+  return 0;
+}
 
 static int tlCompute(fnt_snapshot *s, const char *const *az, void **pp, size_t *pn){
   int64_t thread = az[4] ? strtoll(az[4], 0, 10) : -1;
@@ -55,13 +74,13 @@ static const FntTvf timelineTvf = {
              "call_id INTEGER, start_ns INTEGER, dur_ns INTEGER, key TEXT, "
              "symbol TEXT, calls INTEGER, run_id HIDDEN, t0 HIDDEN, "
              "t1 HIDDEN, buckets HIDDEN, thread_arg HIDDEN)",
-  .iFirstArg = 9, .nArg = 5, .nOptional = 1,
-  .mIntArg = 0x1e,                  /* t0, t1, buckets, thread */
+  .iFirstArg = 9, .nArg = 5, .nReq = 4,     /* thread is optional */
   .zUsage = "fnt_timeline: the run_id, t0, t1 and buckets arguments are "
             "required, as in SELECT * FROM fnt_timeline('run-id', 0, "
             "1000000, 2000 [, thread])",
   .estimatedCost = 1e4,
-  .xCompute = tlCompute, .xFree = tlFree, .xColumn = tlColumn,
+  .xCompute = tlCompute, .xCheck = tlCheck, .xFree = tlFree,
+  .xColumn = tlColumn,
 };
 
 int fntRegisterTimeline(sqlite3 *db, FntConn *p){

@@ -5,8 +5,9 @@
 ** which columns are its arguments, how to compute and read its rows) and
 ** registers through fntRegisterTvf(); this file does the rest.
 **
-** The arguments are the HIDDEN columns at the end of the schema, each
-** required with =.  xFilter pins the statement's snapshot (one pin per
+** The arguments are the HIDDEN columns at the end of the schema, given
+** with =; the first nReq are required, the others optional (fnt_flame's
+** window).  xFilter pins the statement's snapshot (one pin per
 ** cursor, held until xClose, so that a cursor filtered again -- the inner
 ** side of a join -- keeps reading the statement's snapshot), copies the
 ** arguments and calls xCompute; the cursor then walks the rows.  A NULL
@@ -115,28 +116,14 @@ static int tvfRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
   return SQLITE_OK;
 }
 
-/* The name of argument column iArg, from the schema, into zOut. */
-static void tvfArgName(const FntTvf *pTvf, int iArg, char *zOut, size_t nOut){
-  const char *z = strchr(pTvf->zSchema, '(');
-  int iCol = 0;
-  size_t n = 0;
-  while( z && iCol<pTvf->iFirstArg+iArg ){
-    z = strchr(z+1, ',');
-    iCol++;
-  }
-  if( z ){
-    z++;
-    while( *z==' ' ) z++;
-    while( z[n] && z[n]!=' ' && z[n]!=',' && z[n]!=')' && n+1<nOut ) n++;
-    memcpy(zOut, z, n);
-  }
-  zOut[n] = 0;
+/* How many arguments are required. */
+static int tvfRequired(const FntTvf *pTvf){
+  return pTvf->nReq>0 ? pTvf->nReq : pTvf->nArg;
 }
 
 /*
-** idxNum: bit k set when argument k is given by = (every required one is:
-** the only plans xBestIndex accepts); argv holds the given arguments'
-** values in argument order.
+** idxNum: bit k set when argument k is given by = (every required one is);
+** argv holds the given arguments in column order.
 */
 static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
                      const char *idxStr, int argc, sqlite3_value **argv){
@@ -145,33 +132,24 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
   FntConn *pConn = pTab->pAux->pConn;
   const FntTvf *pTvf = pTab->pAux->pTvf;
   char *zErr = 0;
-  int i, rc, iVal = 0;
+  int i, rc;
   (void)idxStr;
 
+  int iArgv = 0;
   tvfCursorReset(pCur, pTvf);
-  for(i=0; i<pTvf->nArg-pTvf->nOptional; i++){
-    if( (idxNum & (1<<i))==0 ) return SQLITE_OK;
+  if( (idxNum & ((1<<tvfRequired(pTvf))-1))!=(1<<tvfRequired(pTvf))-1 ){
+    return SQLITE_OK;
   }
   for(i=0; i<pTvf->nArg; i++){
     const char *z;
-    if( (idxNum & (1<<i))==0 ) continue;        /* left out: NULL */
-    if( iVal>=argc ) return SQLITE_OK;
-    if( (pTvf->mIntArg & (1u<<i))
-     && sqlite3_value_type(argv[iVal])!=SQLITE_NULL
-     && sqlite3_value_numeric_type(argv[iVal])!=SQLITE_INTEGER ){
-      char zName[64];
-      tvfArgName(pTvf, i, zName, sizeof(zName));
-      sqlite3_free(pTab->base.zErrMsg);
-      pTab->base.zErrMsg = sqlite3_mprintf("%s: %s must be an integer, not "
-          "'%s'", pTvf->zName, zName, sqlite3_value_text(argv[iVal]));
-      return SQLITE_MISMATCH;
-    }
-    z = (const char*)sqlite3_value_text(argv[iVal]);
+    if( (idxNum & (1<<i))==0 ) continue;       /* optional, not given */
+    if( iArgv>=argc ) return SQLITE_OK;
+    z = (const char*)sqlite3_value_text(argv[iArgv]);
     if( z==0 ){
-      if( sqlite3_value_type(argv[iVal])!=SQLITE_NULL ) return SQLITE_NOMEM;
+      if( sqlite3_value_type(argv[iArgv])!=SQLITE_NULL ) return SQLITE_NOMEM;
       return SQLITE_OK;                         /* NULL: no rows */
     }
-    iVal++;
+    iArgv++;
     pCur->azArg[i] = sqlite3_mprintf("%s", z);
     if( pCur->azArg[i]==0 ) return SQLITE_NOMEM;
   }
@@ -185,6 +163,11 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
     }
     pCur->bPinned = 1;
   }
+  if( pTvf->xCheck && (zErr = pTvf->xCheck((const char *const*)pCur->azArg))!=0 ){
+    sqlite3_free(pTab->base.zErrMsg);
+    pTab->base.zErrMsg = zErr;
+    return SQLITE_ERROR;
+  }
   rc = pTvf->xCompute(pConn->pSnap, (const char *const*)pCur->azArg,
                       &pCur->pRows, &pCur->nRow);
   if( rc!=FNT_OK ){
@@ -196,8 +179,7 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
 }
 
 /*
-** The one plan: every argument column given = ? (argv in column order),
-** the optional ones when the call gives them.  An
+** The one plan: every given argument column = ? (argv in column order).  An
 ** argument whose constraint is unusable in this join order gets
 ** SQLITE_CONSTRAINT, which makes the planner try another order (as series.c
 ** does); a missing argument is the caller's mistake, reported as such.
@@ -206,7 +188,7 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   const FntTvf *pTvf = ((TvfVtab*)pVtab)->pAux->pTvf;
   int aUse[TVF_MAXARG];
   int bUnusable = 0;
-  int i, nGiven = 0;
+  int i, iArgv = 0;
   for(i=0; i<pTvf->nArg; i++) aUse[i] = -1;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
@@ -216,24 +198,17 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     if( pC->usable ) aUse[iArg] = i;
     else bUnusable = 1;
   }
-  for(i=0; i<pTvf->nArg-pTvf->nOptional; i++){
-    if( aUse[i]>=0 ) continue;
+  for(i=0; i<pTvf->nArg; i++){
+    if( aUse[i]>=0 || i>=tvfRequired(pTvf) ) continue;
     if( bUnusable ) return SQLITE_CONSTRAINT;
     sqlite3_free(pVtab->zErrMsg);
     pVtab->zErrMsg = sqlite3_mprintf("%s", pTvf->zUsage);
     return SQLITE_ERROR;
   }
-  /* An optional argument the call gives but this join order cannot. */
-  for(i=0; i<pInfo->nConstraint; i++){
-    const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
-    int iArg = pC->iColumn - pTvf->iFirstArg;
-    if( iArg<0 || iArg>=pTvf->nArg || aUse[iArg]>=0 ) continue;
-    if( pC->op==SQLITE_INDEX_CONSTRAINT_EQ ) return SQLITE_CONSTRAINT;
-  }
   pInfo->idxNum = 0;
   for(i=0; i<pTvf->nArg; i++){
     if( aUse[i]<0 ) continue;
-    pInfo->aConstraintUsage[aUse[i]].argvIndex = ++nGiven;
+    pInfo->aConstraintUsage[aUse[i]].argvIndex = ++iArgv;
     pInfo->aConstraintUsage[aUse[i]].omit = 1;
     pInfo->idxNum |= 1<<i;
   }
