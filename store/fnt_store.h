@@ -564,6 +564,30 @@ const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g);
 void fnt_callgraph_free(fnt_callgraph *g);
 
 /* ------------------------------------------------------------------------
+** Comparing two runs (SPEC §9): per key of either run, its calls,
+** inclusive and self time and p50 in each, from fnt_account of each run.
+*/
+typedef struct fnt_diff_row {
+  const char *key, *symbol;   /* symbol: run a's account's, else run b's */
+  int in_a, in_b;             /* 1 when that run calls the key */
+  /* A run that does not call the key counts 0; its p50 is SQL NULL. */
+  int64_t calls_a, calls_b, inclusive_a, inclusive_b, self_a, self_b;
+  int64_t p50_a, p50_b;
+} fnt_diff_row;
+
+typedef struct fnt_diff fnt_diff;
+
+/* Compares run_b with run_a in a pinned snapshot.  Unknown runs have no
+** keys.  @return FNT_OK, FNT_E_MISUSE (a NULL argument) or a negative code
+** of fnt_account_compute(); on failure *out is NULL. */
+int fnt_diff_compute(fnt_snapshot *snap, const char *run_a, const char *run_b,
+                     fnt_diff **out);
+size_t fnt_diff_count(const fnt_diff *d);
+/* Rows in key order (strcmp); owned by `d`. */
+const fnt_diff_row *fnt_diff_rows(const fnt_diff *d);
+void fnt_diff_free(fnt_diff *d);
+
+/* ------------------------------------------------------------------------
 ** The timeline (SPEC §8): what a viewer draws for the window [t0, t1) of a
 ** run at `buckets` columns.  With w = max(1, ceil((t1 - t0) / buckets)), a
 ** call with t0 <= start_ns < t1 is in bucket (start_ns - t0) / w.  One row
@@ -601,30 +625,6 @@ size_t fnt_timeline_count(const fnt_timeline *t);
 /* Rows ordered by thread, depth, bucket; owned by `t`. */
 const fnt_timeline_row *fnt_timeline_rows(const fnt_timeline *t);
 void fnt_timeline_free(fnt_timeline *t);
-
-/* ------------------------------------------------------------------------
-** Comparing two runs (SPEC §9): per key of either run, its calls,
-** inclusive and self time and p50 in each, from fnt_account of each run.
-*/
-typedef struct fnt_diff_row {
-  const char *key, *symbol;   /* symbol: run a's account's, else run b's */
-  int in_a, in_b;             /* 1 when that run calls the key */
-  /* A run that does not call the key counts 0; its p50 is SQL NULL. */
-  int64_t calls_a, calls_b, inclusive_a, inclusive_b, self_a, self_b;
-  int64_t p50_a, p50_b;
-} fnt_diff_row;
-
-typedef struct fnt_diff fnt_diff;
-
-/* Compares run_b with run_a in a pinned snapshot.  Unknown runs have no
-** keys.  @return FNT_OK, FNT_E_MISUSE (a NULL argument) or a negative code
-** of fnt_account_compute(); on failure *out is NULL. */
-int fnt_diff_compute(fnt_snapshot *snap, const char *run_a, const char *run_b,
-                     fnt_diff **out);
-size_t fnt_diff_count(const fnt_diff *d);
-/* Rows in key order (strcmp); owned by `d`. */
-const fnt_diff_row *fnt_diff_rows(const fnt_diff *d);
-void fnt_diff_free(fnt_diff *d);
 
 /* ------------------------------------------------------------------------
 ** Comparing commits (SPEC §9): did a commit make anything slower?  Every

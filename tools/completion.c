@@ -54,7 +54,7 @@ static const char bashScript[] =
 "    return\n"
 "  fi\n"
 "  case $cmd in\n"
-"    heat|timeline) COMPREPLY=($(compgen -W \"$(\"$fnt\" ${wh:+-w \"$wh\"} ls --json 2>/dev/null | sed -n 's/.*\"run_id\": \"\\([^\"]*\\)\".*/\\1/p')\" -- \"$cur\")) ;;\n"
+"    heat) COMPREPLY=($(compgen -W \"$(\"$fnt\" ${wh:+-w \"$wh\"} ls --json 2>/dev/null | sed -n 's/.*\"run_id\": \"\\([^\"]*\\)\".*/\\1/p')\" -- \"$cur\")) ;;\n"
 "    completion) COMPREPLY=($(compgen -W bash -- \"$cur\")) ;;\n"
 "    export-iceberg) COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n"
 "    ls|check|compact|expire|bench) ;;\n"
