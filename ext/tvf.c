@@ -198,6 +198,13 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     if( pC->usable ) aUse[iArg] = i;
     else bUnusable = 1;
   }
+  /* An optional argument the call gives (from a table joined to it) but
+  ** this join order cannot: left out, it would read as not given. */
+  for(i=0; bUnusable && i<pInfo->nConstraint; i++){
+    int iArg = pInfo->aConstraint[i].iColumn - pTvf->iFirstArg;
+    if( iArg>=0 && iArg<pTvf->nArg && aUse[iArg]<0
+     && pInfo->aConstraint[i].op==SQLITE_INDEX_CONSTRAINT_EQ ) return SQLITE_CONSTRAINT;
+  }
   for(i=0; i<pTvf->nArg; i++){
     if( aUse[i]>=0 || i>=tvfRequired(pTvf) ) continue;
     if( bUnusable ) return SQLITE_CONSTRAINT;

@@ -141,6 +141,15 @@ def test_hand_worked():
     assert conn.execute(TL_SQL, ("hand", 1000, 2000, 10)).fetchall() == []
     assert conn.execute(TL_SQL_THREAD, ("hand", 0, 100, 10, 3)).fetchall() == []
     assert conn.execute(TL_SQL_THREAD, ("hand", 0, 100, 10, -1)).fetchall() == []
+    # The optional thread from a joined table, whichever side the planner
+    # would put first: the thread it names, never every thread or none.
+    conn.execute("CREATE TEMP TABLE th(t)")
+    conn.execute("INSERT INTO th VALUES (2)")
+    want = [(2, 0, -1, 8, 5, 55, "?w", "w", 1)]
+    for sql in ["SELECT %s FROM th, fnt_timeline('hand', 10, 50, 2, th.t)",
+                "SELECT %s FROM fnt_timeline('hand', 10, 50, 2) AS f JOIN th ON f.thread_arg = th.t"]:
+        assert conn.execute(sql % ", ".join("f." + c if "JOIN" in sql else c for c in COLS)
+                            ).fetchall() == want, sql
     # NULL arguments: no rows, as every fntrace table-valued function.
     assert conn.execute(TL_SQL, ("hand", None, 100, 10)).fetchall() == []
     conn.close()
