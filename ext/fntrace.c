@@ -158,6 +158,7 @@ int sqlite3_fntrace_init(sqlite3 *db, char **pzErrMsg,
   if( rc==SQLITE_OK ) rc = fntRegisterTables(db, p);
   if( rc==SQLITE_OK ) rc = fntRegisterRunFunctions(db, p);
   if( rc==SQLITE_OK ) rc = fntRegisterCompare(db, p);
+  if( rc==SQLITE_OK ) rc = fntRegisterFlame(db, p);
   if( rc==SQLITE_OK ) rc = fntRegisterMaintenance(db, p);
   if( rc!=SQLITE_OK && pzErrMsg ){
     *pzErrMsg = sqlite3_mprintf("fntrace: registration failed: %s",

@@ -73,6 +73,7 @@ int fntRegisterTables(sqlite3 *db, FntConn *p);  /* tables.c, summary.c */
 int fntRegisterSummary(sqlite3 *db, FntConn *p); /* summary.c, called by tables.c */
 int fntRegisterRunFunctions(sqlite3 *db, FntConn *p);  /* run_functions.c */
 int fntRegisterCompare(sqlite3 *db, FntConn *p); /* compare.c: fnt_compare, fnt_diff */
+int fntRegisterFlame(sqlite3 *db, FntConn *p);   /* flame.c: fnt_flame, fnt_folded */
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p);  /* maintenance.c */
 
 #endif /* FNTRACE_INT_H */

@@ -564,6 +564,39 @@ const fnt_edge_row *fnt_callgraph_rows(const fnt_callgraph *g);
 void fnt_callgraph_free(fnt_callgraph *g);
 
 /* ------------------------------------------------------------------------
+** fnt_flame (SPEC §8): stacks for a flame graph.  One row per distinct
+** stack of symbols (depth 0 first, joined by ';': the folded-stack format),
+** with the self time and the count of its calls.  Whole run: self adds the
+** calls' self_ns.  In a window [t0, t1) every call is first clipped to it
+** and self is the clipped duration minus the clipped durations of the calls
+** directly above; a call is in the window when start_ns < t1 and (end_ns >
+** t0 or start_ns >= t0); a stack with no call in it has no row.
+*/
+typedef struct fnt_flame_row {
+  const char *stack;          /* "main;run;work" */
+  int64_t self_ns, calls;
+} fnt_flame_row;
+
+typedef struct fnt_flame_window {
+  int64_t t0, t1;             /* t0 < t1 */
+  int64_t thread;             /* < 0: every thread */
+} fnt_flame_window;
+
+typedef struct fnt_flame fnt_flame;
+
+/* The flame of `run_id` in a pinned snapshot, of the whole run (w NULL) or
+** of window w.  Memory and time grow with the calls that overlap w (every
+** call of the run without one).  An unknown run gives no rows.
+** @return FNT_OK, FNT_E_MISUSE (w->t1 <= w->t0, a NULL argument) or a
+**         negative code; on failure *out is NULL. */
+int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
+                      const fnt_flame_window *w, fnt_flame **out);
+size_t fnt_flame_count(const fnt_flame *f);
+/* Rows ordered by stack (strcmp); owned by `f`. */
+const fnt_flame_row *fnt_flame_rows(const fnt_flame *f);
+void fnt_flame_free(fnt_flame *f);
+
+/* ------------------------------------------------------------------------
 ** Comparing two runs (SPEC §9): per key of either run, its calls,
 ** inclusive and self time and p50 in each, from fnt_account of each run.
 */

@@ -1,0 +1,336 @@
+/*
+** flame.c -- fnt_flame (SPEC §8): a run's calls folded into stacks of
+** symbols, with self time and calls per distinct stack, for the whole run or
+** clipped to a window [t0, t1).
+**
+** A call's stack is its parent's stack plus its own symbol.  The calls that
+** overlap the window (start <= t1, end >= t0) hold every ancestor of a call
+** in the range (a parent spans its children), so they are read once, sorted
+** by call_id (an entry comes before the entries above it, so a parent's id
+** is smaller than its children's) and each call's stack node is found from
+** its parent's.  Windowed self time needs no per-call bookkeeping: the
+** clipped durations of a node's children are exactly what the clipped
+** durations of its calls lose, so self = clipped(node) - clipped(children).
+** Memory is one small record per call read: narrow windows stay small.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+
+/* One call as the flame needs it. */
+typedef struct flame_call {
+  int64_t call_id, parent_id;
+  int64_t start, end, self;
+  uint32_t sym;           /* symbol id */
+} flame_call;
+
+/* A stack node: (parent node, symbol). */
+typedef struct flame_node {
+  uint32_t parent;        /* UINT32_MAX at depth 0 */
+  uint32_t sym;
+  int64_t self;           /* summed self_ns, or clipped self in a window */
+  int64_t calls;
+} flame_node;
+
+struct fnt_flame {
+  fnt_flame_row *rows;
+  size_t n;
+  char *text;             /* the stacks' bytes, rows point into it */
+};
+
+typedef struct flame_build {
+  fnt_store *st;
+  /* symbols, interned */
+  char **sym;
+  uint32_t nsym, capsym;
+  uint32_t *symslot, symmask;
+  /* nodes, interned by (parent, sym) */
+  flame_node *node;
+  uint32_t nnode, capnode;
+  uint32_t *nodeslot, nodemask;
+  /* the calls read */
+  flame_call *call;
+  size_t ncall, capcall;
+} flame_build;
+
+size_t fnt_flame_count(const fnt_flame *f){ return f ? f->n : 0; }
+const fnt_flame_row *fnt_flame_rows(const fnt_flame *f){ return f ? f->rows : 0; }
+
+void fnt_flame_free(fnt_flame *f){
+  if( f==0 ) return;
+  fnt_free(f->rows);
+  fnt_free(f->text);
+  fnt_free(f);
+}
+
+static uint64_t hashStr(const char *z){
+  uint64_t h = 1469598103934665603ull;
+  for(; *z; z++) h = (h ^ (unsigned char)*z) * 1099511628211ull;
+  return h;
+}
+
+static uint64_t hashPair(uint32_t a, uint32_t b){
+  uint64_t h = ((uint64_t)a<<32 | b) * 0x9E3779B97F4A7C15ull;
+  return h ^ (h>>29);
+}
+
+/* Grows an open-addressing table of ids (+1, 0 empty) to twice `n` slots
+** when it is half full, rehashing with `rehash`.  @return 0 or NOMEM. */
+static int growSlots(uint32_t **slot, uint32_t *mask, uint32_t n,
+                     uint64_t (*rehash)(const flame_build*, uint32_t),
+                     const flame_build *b){
+  uint32_t nSlot = *slot ? *mask+1 : 0, i, m;
+  uint32_t *a;
+  if( (uint64_t)(n+1)*2 <= nSlot ) return 0;
+  nSlot = nSlot ? nSlot*2 : 1024;
+  a = fnt_calloc(nSlot, sizeof(uint32_t));
+  if( a==0 ) return FNT_E_NOMEM;
+  m = nSlot-1;
+  for(i=0; i<n; i++){
+    uint32_t h = (uint32_t)rehash(b, i) & m;
+    while( a[h] ) h = (h+1) & m;
+    a[h] = i+1;
+  }
+  fnt_free(*slot);
+  *slot = a;
+  *mask = m;
+  return 0;
+}
+
+static uint64_t symHash(const flame_build *b, uint32_t i){ return hashStr(b->sym[i]); }
+static uint64_t nodeHash(const flame_build *b, uint32_t i){
+  return hashPair(b->node[i].parent, b->node[i].sym);
+}
+
+static int internSym(flame_build *b, const char *z, uint32_t *id){
+  uint32_t h;
+  if( growSlots(&b->symslot, &b->symmask, b->nsym, symHash, b) ) return FNT_E_NOMEM;
+  for(h = (uint32_t)hashStr(z) & b->symmask; b->symslot[h]; h = (h+1) & b->symmask){
+    if( strcmp(b->sym[b->symslot[h]-1], z)==0 ){ *id = b->symslot[h]-1; return FNT_OK; }
+  }
+  if( b->nsym==b->capsym ){
+    uint32_t nNew = b->capsym ? b->capsym*2 : 256;
+    char **a = fnt_realloc(b->sym, (size_t)nNew*sizeof(char*));
+    if( a==0 ) return FNT_E_NOMEM;
+    b->sym = a;
+    b->capsym = nNew;
+  }
+  b->sym[b->nsym] = fnt_strdup(z);
+  if( b->sym[b->nsym]==0 ) return FNT_E_NOMEM;
+  b->symslot[h] = ++b->nsym;
+  *id = b->nsym-1;
+  return FNT_OK;
+}
+
+static int internNode(flame_build *b, uint32_t parent, uint32_t sym, uint32_t *id){
+  uint32_t h;
+  if( growSlots(&b->nodeslot, &b->nodemask, b->nnode, nodeHash, b) ) return FNT_E_NOMEM;
+  for(h = (uint32_t)hashPair(parent, sym) & b->nodemask; b->nodeslot[h];
+      h = (h+1) & b->nodemask){
+    const flame_node *x = &b->node[b->nodeslot[h]-1];
+    if( x->parent==parent && x->sym==sym ){ *id = b->nodeslot[h]-1; return FNT_OK; }
+  }
+  if( b->nnode==b->capnode ){
+    uint32_t nNew = b->capnode ? b->capnode*2 : 1024;
+    flame_node *a = fnt_realloc(b->node, (size_t)nNew*sizeof(*a));
+    if( a==0 ) return FNT_E_NOMEM;
+    b->node = a;
+    b->capnode = nNew;
+  }
+  memset(&b->node[b->nnode], 0, sizeof(flame_node));
+  b->node[b->nnode].parent = parent;
+  b->node[b->nnode].sym = sym;
+  b->nodeslot[h] = ++b->nnode;
+  *id = b->nnode-1;
+  return FNT_OK;
+}
+
+static int cmpCallId(const void *a, const void *b){
+  int64_t x = ((const flame_call*)a)->call_id, y = ((const flame_call*)b)->call_id;
+  return x<y ? -1 : x>y;
+}
+
+/* The index of call `id` in the sorted calls, or -1. */
+static int64_t findCall(const flame_build *b, int64_t id){
+  size_t lo = 0, hi = b->ncall;
+  while( lo<hi ){
+    size_t mid = lo + (hi-lo)/2;
+    if( b->call[mid].call_id<id ) lo = mid+1;
+    else hi = mid;
+  }
+  return lo<b->ncall && b->call[lo].call_id==id ? (int64_t)lo : -1;
+}
+
+/* Reads the calls of the run that overlap the window (all of them without
+** one), sorted by call_id. */
+static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
+                     const fnt_flame_window *w){
+  fnt_call_predicate p;
+  fnt_calls *sc = 0;
+  const fnt_call *c;
+  int rc;
+  fnt_call_predicate_init(&p);
+  p.run_ids = &run_id;
+  p.n_run_ids = 1;
+  if( w ){
+    p.t0 = w->t0;
+    p.t1 = w->t1;
+    if( w->thread>=0 ) p.thread = w->thread;
+  }
+  rc = fnt_calls_open(snap, &p, &sc);
+  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+    flame_call *x;
+    rc = FNT_OK;
+    if( b->ncall==b->capcall ){
+      size_t nNew = b->capcall ? b->capcall*2 : 4096;
+      flame_call *a = fnt_realloc(b->call, nNew*sizeof(*a));
+      if( a==0 ){ rc = FNT_E_NOMEM; break; }
+      b->call = a;
+      b->capcall = nNew;
+    }
+    x = &b->call[b->ncall];
+    x->call_id = c->call_id;
+    x->parent_id = c->parent_id;
+    x->start = c->start_ns;
+    x->end = c->end_ns;
+    x->self = c->self_ns;
+    rc = internSym(b, c->symbol ? c->symbol : "", &x->sym);
+    if( rc ) break;
+    b->ncall++;
+  }
+  fnt_calls_close(sc);
+  if( rc<0 ) return rc;
+  if( b->ncall>1 ) qsort(b->call, b->ncall, sizeof(flame_call), cmpCallId);
+  return FNT_OK;
+}
+
+/* Adds every call in the range to its stack node. */
+static int foldCalls(flame_build *b, const fnt_flame_window *w){
+  uint32_t *nodeOf;
+  size_t i;
+  nodeOf = fnt_malloc((b->ncall ? b->ncall : 1)*sizeof(uint32_t));
+  if( nodeOf==0 ) return FNT_E_NOMEM;
+  for(i=0; i<b->ncall; i++){
+    const flame_call *c = &b->call[i];
+    uint32_t parent = UINT32_MAX, id;
+    if( c->parent_id>=0 ){
+      int64_t j = findCall(b, c->parent_id);
+      /* The overlap read holds every ancestor; a missing one would be a
+      ** store inconsistency: fold the call at depth 0 rather than fail. */
+      if( j>=0 && (size_t)j<i ) parent = nodeOf[j];
+    }
+    if( internNode(b, parent, c->sym, &id) ){ fnt_free(nodeOf); return FNT_E_NOMEM; }
+    nodeOf[i] = id;
+    if( w ){
+      int64_t s, e;
+      if( !(c->start < w->t1 && (c->end > w->t0 || c->start >= w->t0)) ) continue;
+      s = c->start > w->t0 ? c->start : w->t0;
+      e = c->end < w->t1 ? c->end : w->t1;
+      if( parent!=UINT32_MAX ) b->node[parent].self -= e - s;
+      b->node[id].self += e - s;
+    }else{
+      b->node[id].self += c->self;
+    }
+    b->node[id].calls++;
+  }
+  fnt_free(nodeOf);
+  return FNT_OK;
+}
+
+static int cmpRowStack(const void *a, const void *b){
+  return strcmp(((const fnt_flame_row*)a)->stack, ((const fnt_flame_row*)b)->stack);
+}
+
+/* The rows: one per node with calls, its stack text, sorted; stacks of the
+** same text (two functions of one symbol) merged. */
+static int makeRows(flame_build *b, fnt_flame *f){
+  size_t total = 0, off = 0, i, n = 0;
+  size_t *len;
+  uint32_t k;
+  len = fnt_calloc(b->nnode ? b->nnode : 1, sizeof(size_t));
+  if( len==0 ) return FNT_E_NOMEM;
+  /* Nodes are interned after their parents: one pass gives every length. */
+  for(k=0; k<b->nnode; k++){
+    const flame_node *x = &b->node[k];
+    len[k] = strlen(b->sym[x->sym]) + (x->parent==UINT32_MAX ? 0 : len[x->parent]+1);
+    if( x->calls ){ total += len[k]+1; n++; }
+  }
+  f->rows = fnt_calloc(n ? n : 1, sizeof(fnt_flame_row));
+  f->text = fnt_malloc(total ? total : 1);
+  if( f->rows==0 || f->text==0 ){ fnt_free(len); return FNT_E_NOMEM; }
+  for(k=0; k<b->nnode; k++){
+    const flame_node *x = &b->node[k];
+    uint32_t j;
+    char *z;
+    size_t end;
+    if( x->calls==0 ) continue;
+    z = f->text + off;
+    z[len[k]] = 0;
+    /* Written from the top of the stack down to depth 0. */
+    for(j=k, end=len[k]; j!=UINT32_MAX; j=b->node[j].parent){
+      size_t m = strlen(b->sym[b->node[j].sym]);
+      memcpy(z+end-m, b->sym[b->node[j].sym], m);
+      end -= m;
+      if( end ) z[--end] = ';';
+    }
+    f->rows[f->n].stack = z;
+    f->rows[f->n].self_ns = x->self;
+    f->rows[f->n].calls = x->calls;
+    f->n++;
+    off += len[k]+1;
+  }
+  fnt_free(len);
+  if( f->n>1 ) qsort(f->rows, f->n, sizeof(fnt_flame_row), cmpRowStack);
+  for(i=n=0; i<f->n; i++){
+    if( n>0 && strcmp(f->rows[n-1].stack, f->rows[i].stack)==0 ){
+      f->rows[n-1].self_ns += f->rows[i].self_ns;
+      f->rows[n-1].calls += f->rows[i].calls;
+    }else{
+      f->rows[n++] = f->rows[i];
+    }
+  }
+  f->n = n;
+  return FNT_OK;
+}
+
+static void buildClear(flame_build *b){
+  uint32_t i;
+  for(i=0; i<b->nsym; i++) fnt_free(b->sym[i]);
+  fnt_free(b->sym);
+  fnt_free(b->symslot);
+  fnt_free(b->node);
+  fnt_free(b->nodeslot);
+  fnt_free(b->call);
+}
+
+int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
+                      const fnt_flame_window *w, fnt_flame **out){
+  flame_build b;
+  fnt_flame *f;
+  fnt_store *st;
+  int rc;
+  if( out ) *out = 0;
+  if( snap==0 || out==0 ) return FNT_E_MISUSE;
+  st = snap->st;
+  if( run_id==0 ) return fnt_err(st, FNT_E_MISUSE, "fnt_flame_compute: run_id is NULL");
+  if( w && w->t1<=w->t0 ){
+    return fnt_err(st, FNT_E_MISUSE, "fnt_flame: t1 (%lld) must be greater "
+                   "than t0 (%lld)", (long long)w->t1, (long long)w->t0);
+  }
+  f = fnt_calloc(1, sizeof(*f));
+  if( f==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  memset(&b, 0, sizeof(b));
+  b.st = st;
+  rc = readCalls(&b, snap, run_id, w);
+  if( rc==FNT_OK ) rc = foldCalls(&b, w);
+  if( rc==FNT_OK ) rc = makeRows(&b, f);
+  buildClear(&b);
+  if( rc ){
+    fnt_flame_free(f);
+    if( rc==FNT_E_NOMEM ) return fnt_err(st, rc, "run '%s': out of memory folding its stacks", run_id);
+    return rc;
+  }
+  *out = f;
+  return FNT_OK;
+}
