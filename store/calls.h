@@ -79,6 +79,12 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             fnt_callvec *closed, fnt_callvec *open,
                             fnt_buf *out, fnt_calls_bounds *bounds);
 
+/* ---- stacks.c: a calls segment's stacks section (its bytes, without the
+** tag and length), the functions numbered by fnIdx; nothing is written
+** when a call's parent is not among the rows.  @return FNT_OK or NOMEM. */
+int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
+                           const uint32_t *fnIdx, fnt_buf *out);
+
 /* ---- derive.c: the calls a filing adds and drops. */
 struct fnt_commit;
 typedef struct fnt_derive_in {

@@ -12,17 +12,24 @@
 ** clipped durations of a node's children are exactly what the clipped
 ** durations of its calls lose, so self = clipped(node) - clipped(children).
 ** Memory is one small record per call read: narrow windows stay small.
+**
+** The whole run's flame does not read the calls: each calls file keeps its
+** ended calls' count and self time per stack (stacks.c), which add up by
+** stack text, plus the tail's open frames.  A run with a file lacking that
+** section (written before it existed) is folded from its calls.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "calls.h"
+#include "segment.h"
 
 /* One call as the flame needs it. */
 typedef struct flame_call {
   int64_t call_id, parent_id;
   int64_t start, end, self;
   uint32_t sym;           /* symbol id */
+  uint32_t thread, depth;
 } flame_call;
 
 /* A stack node: (parent node, symbol). */
@@ -146,20 +153,40 @@ static int internNode(flame_build *b, uint32_t parent, uint32_t sym, uint32_t *i
   return FNT_OK;
 }
 
+/* By (call_id, depth, thread): parents first, also where a run's events
+** repeat a seq_no (a warehouse of format 1 can hold such runs). */
+static int cmpCall(const flame_call *x, int64_t id, uint32_t depth, uint32_t thread){
+  if( x->call_id!=id ) return x->call_id<id ? -1 : 1;
+  if( x->depth!=depth ) return x->depth<depth ? -1 : 1;
+  return x->thread<thread ? -1 : x->thread>thread;
+}
 static int cmpCallId(const void *a, const void *b){
-  int64_t x = ((const flame_call*)a)->call_id, y = ((const flame_call*)b)->call_id;
-  return x<y ? -1 : x>y;
+  const flame_call *y = b;
+  return cmpCall(a, y->call_id, y->depth, y->thread);
 }
 
-/* The index of call `id` in the sorted calls, or -1. */
-static int64_t findCall(const flame_build *b, int64_t id){
+/* The index of the parent of call c in the sorted calls, or -1. */
+static int64_t findParent(const flame_build *b, const flame_call *c){
   size_t lo = 0, hi = b->ncall;
   while( lo<hi ){
     size_t mid = lo + (hi-lo)/2;
-    if( b->call[mid].call_id<id ) lo = mid+1;
+    if( cmpCall(&b->call[mid], c->parent_id, c->depth-1, c->thread)<0 ) lo = mid+1;
     else hi = mid;
   }
-  return lo<b->ncall && b->call[lo].call_id==id ? (int64_t)lo : -1;
+  return lo<b->ncall && cmpCall(&b->call[lo], c->parent_id, c->depth-1, c->thread)==0
+         ? (int64_t)lo : -1;
+}
+
+/* Room for one more call.  @return FNT_OK or FNT_E_NOMEM. */
+static int growCalls(flame_build *b){
+  if( b->ncall==b->capcall ){
+    size_t nNew = b->capcall ? b->capcall*2 : 4096;
+    flame_call *a = fnt_realloc(b->call, nNew*sizeof(*a));
+    if( a==0 ) return FNT_E_NOMEM;
+    b->call = a;
+    b->capcall = nNew;
+  }
+  return FNT_OK;
 }
 
 /* Reads the calls of the run that overlap the window (all of them without
@@ -181,20 +208,15 @@ static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
   rc = fnt_calls_open(snap, &p, &sc);
   while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
     flame_call *x;
-    rc = FNT_OK;
-    if( b->ncall==b->capcall ){
-      size_t nNew = b->capcall ? b->capcall*2 : 4096;
-      flame_call *a = fnt_realloc(b->call, nNew*sizeof(*a));
-      if( a==0 ){ rc = FNT_E_NOMEM; break; }
-      b->call = a;
-      b->capcall = nNew;
-    }
+    if( (rc = growCalls(b))!=FNT_OK ) break;
     x = &b->call[b->ncall];
     x->call_id = c->call_id;
     x->parent_id = c->parent_id;
     x->start = c->start_ns;
     x->end = c->end_ns;
     x->self = c->self_ns;
+    x->thread = c->thread;
+    x->depth = (uint32_t)c->depth;
     rc = internSym(b, c->symbol ? c->symbol : "", &x->sym);
     if( rc ) break;
     b->ncall++;
@@ -215,7 +237,7 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
     const flame_call *c = &b->call[i];
     uint32_t parent = UINT32_MAX, id;
     if( c->parent_id>=0 ){
-      int64_t j = findCall(b, c->parent_id);
+      int64_t j = c->depth>0 ? findParent(b, c) : -1;
       /* The overlap read holds every ancestor; a missing one would be a
       ** store inconsistency: fold the call at depth 0 rather than fail. */
       if( j>=0 && (size_t)j<i ) parent = nodeOf[j];
@@ -236,6 +258,82 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
   }
   fnt_free(nodeOf);
   return FNT_OK;
+}
+
+/* Adds the stacks section of a calls file.  *ok 0 when it has none. */
+static int addFileStacks(flame_build *b, const fnt_segment *seg, int *ok){
+  uint32_t *nodeOf, i;
+  if( !seg->has_stacks ){ *ok = 0; return FNT_OK; }
+  nodeOf = fnt_malloc(((size_t)seg->nstacks+1)*sizeof(uint32_t));
+  if( nodeOf==0 ) return FNT_E_NOMEM;
+  for(i=0; i<seg->nstacks; i++){
+    const fnt_calls_stack *x = &seg->stacks[i];
+    uint32_t sym, id;
+    if( internSym(b, seg->funcs[x->fn].symbol, &sym)
+     || internNode(b, x->parent ? nodeOf[x->parent-1] : UINT32_MAX, sym, &id) ){
+      fnt_free(nodeOf);
+      return FNT_E_NOMEM;
+    }
+    nodeOf[i] = id;
+    b->node[id].self += x->self;
+    b->node[id].calls += x->calls;
+  }
+  fnt_free(nodeOf);
+  return FNT_OK;
+}
+
+/* The whole run from the files' stacks sections and the tail's open rows;
+** *ok 0 when a file has none (nothing added then). */
+static int foldStored(flame_build *b, fnt_snapshot *snap, const char *run_id,
+                      int *ok){
+  fnt_run_calls files;
+  fnt_fntab tab;
+  fnt_callvec v = {0};
+  size_t i;
+  int rc = fnt_run_calls_find(snap, run_id, &files);
+  *ok = 0;
+  if( rc ) return rc;
+  memset(&tab, 0, sizeof(tab));
+  *ok = files.complete && files.nfiles>0;
+  for(i=0; rc==FNT_OK && *ok && i<files.nfiles; i++){
+    fnt_segment *seg = 0;
+    rc = fnt_segment_open(b->st, files.files[i]->path, &seg);
+    if( rc==FNT_OK ){
+      *ok = seg->has_stacks;
+      fnt_segment_release(b->st, seg);
+    }
+  }
+  for(i=0; rc==FNT_OK && *ok && i<files.nfiles; i++){
+    fnt_segment *seg = 0;
+    rc = fnt_segment_open(b->st, files.files[i]->path, &seg);
+    if( rc==FNT_OK ){
+      rc = addFileStacks(b, seg, ok);
+      fnt_segment_release(b->st, seg);
+    }
+  }
+  if( rc==FNT_OK && *ok ) rc = fnt_calls_read_open(b->st, files.tail, &tab, &v);
+  for(i=0; rc==FNT_OK && *ok && i<v.n; i++){
+    /* The open frames as calls, folded like any others. */
+    rc = growCalls(b);
+    if( rc==FNT_OK ){
+      flame_call *x = &b->call[b->ncall++];
+      x->call_id = v.a[i].call_id;
+      x->parent_id = v.a[i].parent_id;
+      x->start = v.a[i].start;
+      x->end = v.a[i].end;
+      x->self = v.a[i].self;
+      x->thread = v.a[i].thread;
+      x->depth = v.a[i].depth;
+      rc = internSym(b, tab.fn[v.a[i].fn].symbol, &x->sym);
+    }
+  }
+  if( rc==FNT_OK && *ok && b->ncall>1 ){
+    qsort(b->call, b->ncall, sizeof(flame_call), cmpCallId);
+  }
+  fnt_callvec_free(&v);
+  fnt_fntab_clear(&tab);
+  fnt_run_calls_clear(&files);
+  return rc;
 }
 
 static int cmpRowStack(const void *a, const void *b){
@@ -322,7 +420,13 @@ int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
   if( f==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   memset(&b, 0, sizeof(b));
   b.st = st;
-  rc = readCalls(&b, snap, run_id, w);
+  if( w==0 ){
+    int ok = 0;
+    rc = foldStored(&b, snap, run_id, &ok);
+    if( rc==FNT_OK && !ok ) rc = readCalls(&b, snap, run_id, w);
+  }else{
+    rc = readCalls(&b, snap, run_id, w);
+  }
   if( rc==FNT_OK ) rc = foldCalls(&b, w);
   if( rc==FNT_OK ) rc = makeRows(&b, f);
   buildClear(&b);

@@ -42,6 +42,17 @@ typedef struct fnt_calls_agg {
   int64_t calls, incl, self;
 } fnt_calls_agg;
 
+/* Per distinct stack of a calls segment (its stacks section, stacks.c):
+** the count and self time of its closed calls. */
+typedef struct fnt_calls_stack {
+  uint32_t parent;          /* the parent's index + 1; 0 at depth 0 */
+  uint32_t fn;              /* the segment's function */
+  int64_t calls, self;
+} fnt_calls_stack;
+
+/* Optional sections of a calls segment's footer, after the aggregates. */
+#define FNT_CALLS_SECTION_STACKS 1
+
 
 
 /* The trailer: u64 footer stored length, u64 footer raw length, u64
@@ -128,7 +139,13 @@ typedef struct fnt_segment {
   uint32_t nclosed_rg;
   fnt_calls_rg *crgs;
   fnt_calls_agg *aggs;      /* per function */
+  int has_stacks;           /* the file has a stacks section */
+  uint32_t nstacks;
+  fnt_calls_stack *stacks;  /* parents first */
 } fnt_segment;
+
+/* Parses a stacks section's bytes (stacks.c).  @return FNT_OK or a code. */
+int fnt_calls_stacks_parse(fnt_segment *s, fnt_rd *r);
 
 /* Opens a segment (or finds it in the handle's cache) and verifies its
 ** footer.  Release with fnt_segment_release(). */

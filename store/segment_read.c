@@ -51,6 +51,7 @@ static void segmentFree(fnt_segment *s){
   fnt_free(s->rgs);
   fnt_free(s->crgs);
   fnt_free(s->aggs);
+  fnt_free(s->stacks);
   fnt_free(s->path);
   fnt_free(s->full_path);
   fnt_free(s);
@@ -80,6 +81,20 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r){
     s->aggs[i].calls = (int64_t)fnt_get_varint(r);
     s->aggs[i].incl = fnt_unzigzag(fnt_get_varint(r));
     s->aggs[i].self = fnt_unzigzag(fnt_get_varint(r));
+  }
+  /* Optional sections: tag, byte length, bytes; unknown tags skipped. */
+  while( r->ok && r->p<r->end ){
+    uint64_t tag = fnt_get_varint(r), len = fnt_get_varint(r);
+    fnt_rd sub;
+    if( !r->ok || len>(uint64_t)(r->end - r->p) ) return FNT_E_CORRUPT;
+    sub = *r;
+    sub.end = r->p + len;
+    r->p += len;
+    if( tag==FNT_CALLS_SECTION_STACKS ){
+      int rc = fnt_calls_stacks_parse(s, &sub);
+      if( rc ) return rc;
+      if( sub.p!=sub.end ) return FNT_E_CORRUPT;
+    }
   }
   return r->ok ? FNT_OK : FNT_E_CORRUPT;
 }

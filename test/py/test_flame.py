@@ -26,14 +26,16 @@ C = tc.C
 
 def ref_flame(calls, window=None, thread=None):
     """{stack: [self_ns, calls]} of rows in CALL_COLS order."""
-    by_id = {(r[C["thread"]], r[C["call_id"]]): r for r in calls}
+    # (thread, call_id, depth): a format-1 run can repeat a seq_no.
+    by_id = {(r[C["thread"]], r[C["call_id"]], r[C["depth"]]): r for r in calls}
     stacks = {}
 
     def stack_of(r):
-        k = (r[C["thread"]], r[C["call_id"]])
+        k = (r[C["thread"]], r[C["call_id"]], r[C["depth"]])
         if k not in stacks:
             p = r[C["parent_id"]]
-            below = stack_of(by_id[(r[C["thread"]], p)]) + ";" if p is not None else ""
+            below = (stack_of(by_id[(r[C["thread"]], p, r[C["depth"]] - 1)]) + ";"
+                     if p is not None else "")
             stacks[k] = below + r[C["symbol"]]
         return stacks[k]
 
@@ -52,6 +54,7 @@ def ref_flame(calls, window=None, thread=None):
             self_ns = clip(s, e)
             for c in calls:
                 if (c[C["thread"]] == r[C["thread"]] and c[C["parent_id"]] == r[C["call_id"]]
+                        and c[C["depth"]] == r[C["depth"]] + 1
                         and c[C["start_ns"]] < t1
                         and (c[C["end_ns"]] > t0 or c[C["start_ns"]] >= t0)):
                     self_ns -= clip(c[C["start_ns"]], c[C["end_ns"]])
@@ -164,3 +167,21 @@ def test_random_runs(conn, seed):
             "seed %d: [%d, %d) thread %d" % (seed, t0, t1, th)
         assert conn.execute("SELECT fnt_folded(?, ?, ?, ?)",
                             (run_id, t0, t1, th)).fetchone()[0] == folded(want)
+
+
+def test_golden_format1_and_compaction():
+    """A format-1 warehouse has no calls files (folded from the replay), and
+    compaction rewrites them with stacks sections: the same flames."""
+    import shutil
+    wh = os.path.join(tc.tmpdir("flame-golden-"), "wh")
+    shutil.copytree(os.path.join(tc.SOURCE, "test", "golden", "warehouse-v1"), wh)
+    c = tc.connect(wh)
+    runs = [r[0] for r in c.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
+    assert runs
+    want = {r: ref_flame(tc.ref_calls(tc.events_of(c, r))) for r in runs}
+    for r in runs:
+        assert want[r] and flame_sql(c, r) == want[r], r
+    c.execute("SELECT fnt_compact()").fetchone()
+    for r in runs:
+        assert flame_sql(c, r) == want[r], "%s after fnt_compact" % r
+    c.close()

@@ -1,0 +1,156 @@
+/*
+** stacks.c -- the stacks section of a calls segment (FORMAT.md, "Calls
+** segments"): per distinct stack of the file's calls, the count and self
+** time of its ended calls, so that a run's whole flame graph (fnt_flame
+** without a window, flame.c) adds up O(stacks x files) instead of reading
+** every call.
+**
+** A stack is a node (parent node, function).  Within one file every call's
+** parent is among the file's rows: a parent ends at or after its child, so
+** it ended in the same derivation or is one of the frames still open at
+** its end.  Nodes are numbered in call_id order (a parent's entry comes
+** first), so every node's parent has a smaller number.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "segment.h"
+
+/* Rows by (call_id, depth, thread): parents first, also where a run's
+** events repeat a seq_no. */
+typedef struct by_id { int64_t call_id; uint32_t depth, thread; size_t k; } by_id;
+
+static int cmpKey(const by_id *x, int64_t id, uint32_t depth, uint32_t thread){
+  if( x->call_id!=id ) return x->call_id<id ? -1 : 1;
+  if( x->depth!=depth ) return x->depth<depth ? -1 : 1;
+  return x->thread<thread ? -1 : x->thread>thread;
+}
+static int cmpById(const void *a, const void *b){
+  const by_id *y = b;
+  return cmpKey(a, y->call_id, y->depth, y->thread);
+}
+
+/* The node numbers, interned by (parent + 1, function). */
+typedef struct node_tab {
+  fnt_calls_stack *node;
+  uint32_t n, cap;
+  uint32_t *slot, mask;
+} node_tab;
+
+static uint32_t nodeHash(uint32_t parent, uint32_t fn){
+  uint64_t h = ((uint64_t)parent<<32 | fn) * 0x9E3779B97F4A7C15ull;
+  return (uint32_t)(h ^ (h>>29));
+}
+
+static int nodeIntern(node_tab *t, uint32_t parent, uint32_t fn, uint32_t *id){
+  uint32_t h, i;
+  if( (uint64_t)(t->n+1)*2 > (t->slot ? (uint64_t)t->mask+1 : 0) ){
+    uint32_t nSlot = t->slot ? (t->mask+1)*2 : 1024;
+    uint32_t *a = fnt_calloc(nSlot, sizeof(uint32_t));
+    if( a==0 ) return FNT_E_NOMEM;
+    for(i=0; i<t->n; i++){
+      h = nodeHash(t->node[i].parent, t->node[i].fn) & (nSlot-1);
+      while( a[h] ) h = (h+1) & (nSlot-1);
+      a[h] = i+1;
+    }
+    fnt_free(t->slot);
+    t->slot = a;
+    t->mask = nSlot-1;
+  }
+  for(h = nodeHash(parent, fn) & t->mask; t->slot[h]; h = (h+1) & t->mask){
+    const fnt_calls_stack *x = &t->node[t->slot[h]-1];
+    if( x->parent==parent && x->fn==fn ){ *id = t->slot[h]-1; return FNT_OK; }
+  }
+  if( t->n==t->cap ){
+    uint32_t nNew = t->cap ? t->cap*2 : 256;
+    fnt_calls_stack *a = fnt_realloc(t->node, (size_t)nNew*sizeof(*a));
+    if( a==0 ) return FNT_E_NOMEM;
+    t->node = a;
+    t->cap = nNew;
+  }
+  memset(&t->node[t->n], 0, sizeof(fnt_calls_stack));
+  t->node[t->n].parent = parent;
+  t->node[t->n].fn = fn;
+  t->slot[h] = ++t->n;
+  *id = t->n-1;
+  return FNT_OK;
+}
+
+int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
+                           const uint32_t *fnIdx, fnt_buf *out){
+  size_t nall = closed->n + open->n, i;
+  by_id *ids = fnt_malloc((nall+1)*sizeof(by_id));
+  uint32_t *nodeOf = fnt_malloc((nall+1)*sizeof(uint32_t));
+  node_tab t = {0};
+  int rc = FNT_E_NOMEM;
+  if( ids==0 || nodeOf==0 ) goto done;
+  for(i=0; i<nall; i++){
+    const fnt_callrec *c = i<closed->n ? &closed->a[i] : &open->a[i-closed->n];
+    ids[i].call_id = c->call_id;
+    ids[i].depth = c->depth;
+    ids[i].thread = c->thread;
+    ids[i].k = i;
+  }
+  if( nall>1 ) qsort(ids, nall, sizeof(by_id), cmpById);
+  for(i=0; i<nall; i++){
+    size_t k = ids[i].k;
+    const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
+    uint32_t parent = 0, id;
+    if( c->parent_id>=0 && c->depth>0 ){
+      size_t lo = 0, hi = i;
+      while( lo<hi ){
+        size_t mid = lo + (hi-lo)/2;
+        if( cmpKey(&ids[mid], c->parent_id, c->depth-1, c->thread)<0 ) lo = mid+1;
+        else hi = mid;
+      }
+      /* Not among the rows: no section (readers fold the calls instead). */
+      if( lo>=i || cmpKey(&ids[lo], c->parent_id, c->depth-1, c->thread)!=0 ){
+        rc = FNT_OK;
+        goto done;
+      }
+      parent = nodeOf[ids[lo].k] + 1;
+    }
+    if( nodeIntern(&t, parent, fnIdx[c->fn], &id) ) goto done;
+    nodeOf[k] = id;
+    if( k<closed->n ){
+      t.node[id].calls++;
+      t.node[id].self = (int64_t)((uint64_t)t.node[id].self + (uint64_t)c->self);
+    }
+  }
+  fnt_put_varint(out, t.n);
+  for(i=0; i<t.n; i++){
+    fnt_put_varint(out, t.node[i].parent);
+    fnt_put_varint(out, t.node[i].fn);
+    fnt_put_varint(out, (uint64_t)t.node[i].calls);
+    fnt_put_varint(out, fnt_zigzag(t.node[i].self));
+  }
+  rc = out->failed ? FNT_E_NOMEM : FNT_OK;
+done:
+  fnt_free(ids);
+  fnt_free(nodeOf);
+  fnt_free(t.node);
+  fnt_free(t.slot);
+  return rc;
+}
+
+int fnt_calls_stacks_parse(fnt_segment *s, fnt_rd *r){
+  uint64_t n = fnt_get_varint(r), i;
+  if( !r->ok || n>(uint64_t)(r->end - r->p) ) return FNT_E_CORRUPT;
+  s->stacks = fnt_calloc(n+1, sizeof(fnt_calls_stack));
+  if( s->stacks==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n && r->ok; i++){
+    fnt_calls_stack *x = &s->stacks[i];
+    uint64_t parent = fnt_get_varint(r), fn = fnt_get_varint(r);
+    x->calls = (int64_t)fnt_get_varint(r);
+    x->self = fnt_unzigzag(fnt_get_varint(r));
+    /* A parent numbered before its child; a function of the table. */
+    if( parent>i || fn>=s->nfuncs ) return FNT_E_CORRUPT;
+    x->parent = (uint32_t)parent;
+    x->fn = (uint32_t)fn;
+  }
+  if( !r->ok ) return FNT_E_CORRUPT;
+  s->nstacks = (uint32_t)n;
+  s->has_stacks = 1;
+  return FNT_OK;
+}
