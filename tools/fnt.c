@@ -24,6 +24,8 @@ static const struct {
   {"stack",       cmd_stack,       "what is on each thread's stack at an instant"},
   {"timeline",    cmd_timeline,    "what a flame chart of a window draws: per thread, depth and column"},
   {"diff",        cmd_diff,        "two runs side by side, per function"},
+  {"export",      cmd_export,      "a run for Perfetto, speedscope, flamegraph.pl or pprof"},
+  {"flame",       cmd_flame,       "a flame graph of a run (SVG), or of two runs' difference"},
   {"compare",     cmd_compare,     "did a commit make anything slower? its runs against another's"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},
   {"compact",     cmd_compact,     "merge small segment files so that queries open fewer"},

@@ -28,6 +28,8 @@ int cmd_compact(int argc, char **argv);       /* maintain.c */
 int cmd_expire(int argc, char **argv);        /* maintain.c */
 int cmd_completion(int argc, char **argv);    /* completion.c */
 int cmd_export_iceberg(int argc, char **argv); /* export_iceberg.c */
+int cmd_export(int argc, char **argv);        /* export.c */
+int cmd_flame(int argc, char **argv);         /* flame_svg.c */
 
 /* The global options (cli.c), set by cli_take_globals() before a
 ** subcommand runs.  A subcommand never sees -w/--warehouse, --json or -q in
@@ -75,6 +77,27 @@ int cli_run_scan(fnt_store *st, fnt_table t, const char *run_id, unsigned column
 ** nothing, which reads as if it had been). */
 int cli_check_repo(fnt_store *st, const char *cmd, fnt_table t, const char *run_id,
                    const char *repo);
+
+/* The options of fnt export and fnt flame (export.c): RUN_ID (two with
+** flame --diff), --format (export), -o, --from/--to, --thread. */
+typedef struct cli_export {
+  const char *run, *run_b;      /* run_b: flame --diff's newer run */
+  const char *format, *out;     /* NULL when not given */
+  int64_t thread;               /* -1: every thread */
+  int has_win, diff;
+  fnt_flame_window win;         /* when has_win */
+} cli_export;
+/* Parses argv; -1 to go on, else the exit status (0 help printed to
+** stdout, 2 a usage error reported). */
+int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
+                    cli_export *o);
+/* 1 when run_id is filed; else 0 or -1 after printing why to stderr. */
+int cli_run_filed(fnt_store *st, const char *cmd, const char *run_id);
+/* The output file (stdout for NULL or "-"); NULL after a message. */
+FILE *cli_export_open(const char *cmd, const char *path);
+/* Flushes and closes f (not stdout); 1 after a message when writing
+** failed, else `status`. */
+int cli_export_close(const char *cmd, const char *path, FILE *f, int status);
 
 /* Bytes on disk under dir (allocated blocks of every file, like du). */
 uint64_t cli_disk_usage(const char *dir);

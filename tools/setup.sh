@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in build-essential cmake pkg-config libsqlite3-dev sqlite3 libzstd-dev \
+for pkg in build-essential cmake pkg-config libsqlite3-dev sqlite3 libzstd-dev zlib1g-dev \
            libxxhash-dev python3 python3-pytest python3-scipy clang llvm libclang-rt-14-dev \
            linux-perf mandoc man-db python3-venv python3-pip dpkg-dev \
            libavro-dev libjansson-dev python3-avro; do

@@ -1,0 +1,770 @@
+/*
+** export.c -- `fnt export RUN --format chrome|folded|speedscope|pprof`
+** (SPEC §11): a run, or a window of it, for the viewers people already use.
+**
+**   chrome      Trace Event JSON, one "X" event per call (Perfetto UI,
+**               chrome://tracing): streamed from fnt_calls_open.
+**   folded      fnt_flame's rows as "stack self_ns" lines (flamegraph.pl,
+**               inferno, speedscope).
+**   speedscope  speedscope's file format, one "evented" profile per thread
+**               (O/C events in nanoseconds), each thread's calls read in
+**               start order a time slice at a time (memory: one slice).
+**   pprof       gzipped profile.proto (go tool pprof): one sample per
+**               distinct stack with values calls/count and wall/nanoseconds;
+**               the protobuf is encoded here by hand (varints and lengths),
+**               gzip is zlib's.
+**
+** With --from/--to, the calls in the window as SPEC §8 says (start < to and
+** (end > from or start >= from)): chrome and speedscope give them whole,
+** folded and pprof clip them (fnt_flame's window).  The options parser is
+** shared with `fnt flame` (flame_svg.c).
+*/
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "fnt.h"
+
+/* ------------------------------------------------------------ options */
+
+enum { OPT_FORMAT = 1000, OPT_FROM, OPT_TO, OPT_THREAD, OPT_DIFF };
+
+static const struct option exportOpts[] = {
+  {"format", required_argument, 0, OPT_FORMAT},
+  {"output", required_argument, 0, 'o'},
+  {"from",   required_argument, 0, OPT_FROM},
+  {"to",     required_argument, 0, OPT_TO},
+  {"thread", required_argument, 0, OPT_THREAD},
+  {"diff",   no_argument,       0, OPT_DIFF},
+  {"help",   no_argument,       0, 'h'},
+  {0, 0, 0, 0}
+};
+
+/* A non-negative integer option value; -1 after a message when not one. */
+static int64_t optInt(const char *cmd, const char *opt, const char *s){
+  char *end;
+  long long v;
+  errno = 0;
+  v = strtoll(s, &end, 10);
+  if( s[0]==0 || *end || errno || v<0 ){
+    cli_error(cmd, "--%s: expected a non-negative integer, not '%s'", opt, s);
+    return -1;
+  }
+  return v;
+}
+
+int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
+                    cli_export *o){
+  int c, hasFrom = 0, hasTo = 0;
+  memset(o, 0, sizeof(*o));
+  o->thread = -1;
+  optind = 1;
+  while( (c = getopt_long(argc, argv, "o:h", exportOpts, 0))!=-1 ){
+    switch( c ){
+      case 'o': o->out = optarg; break;
+      case OPT_FORMAT:
+        if( strcmp(cmd, "export")!=0 ) goto bad;
+        o->format = optarg;
+        break;
+      case OPT_FROM: if( (o->win.t0 = optInt(cmd, "from", optarg))<0 ) return 2; hasFrom = 1; break;
+      case OPT_TO:   if( (o->win.t1 = optInt(cmd, "to", optarg))<0 ) return 2; hasTo = 1; break;
+      case OPT_THREAD:
+        if( (o->thread = optInt(cmd, "thread", optarg))<0 ) return 2;
+        if( o->thread>UINT32_MAX ){ cli_error(cmd, "--thread: %s is above 2^32-1", optarg); return 2; }
+        break;
+      case OPT_DIFF:
+        if( strcmp(cmd, "flame")!=0 ) goto bad;
+        o->diff = 1;
+        break;
+      case 'h':
+        fputs(usage, stdout);
+        cli_globals_help(stdout);
+        return 0;
+      default:
+      bad:
+        fputs(usage, stderr);
+        cli_globals_help(stderr);
+        return 2;
+    }
+  }
+  if( argc-optind!=(o->diff ? 2 : 1) ){
+    cli_error(cmd, "expected %s (see fnt %s --help)",
+              o->diff ? "two RUN_IDs: RUN_A RUN_B" : "one RUN_ID", cmd);
+    return 2;
+  }
+  o->run = argv[optind];
+  o->run_b = o->diff ? argv[optind+1] : 0;
+  if( hasFrom!=hasTo || (!hasFrom && o->thread>=0) ){
+    cli_error(cmd, "%s (see fnt %s --help)", hasFrom!=hasTo
+              ? "--from and --to go together" : "--thread needs --from and --to", cmd);
+    return 2;
+  }
+  if( hasFrom && o->win.t1<=o->win.t0 ){
+    cli_error(cmd, "--to (%lld) must be greater than --from (%lld)",
+              (long long)o->win.t1, (long long)o->win.t0);
+    return 2;
+  }
+  o->win.thread = o->thread;
+  o->has_win = hasFrom;
+  return -1;
+}
+
+int cli_run_filed(fnt_store *st, const char *cmd, const char *run_id){
+  fnt_snapshot *snap;
+  fnt_scan *sc;
+  int rc = cli_run_scan(st, FNT_TABLE_RUNS, run_id, 1u<<FNT_RUN_REPO, &snap, &sc);
+  if( rc==FNT_OK ) rc = fnt_scan_next(sc);
+  fnt_scan_close(sc);
+  fnt_snapshot_release(snap);
+  if( rc<0 ){
+    cli_error(cmd, "reading the warehouse: %s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    return -1;
+  }
+  if( rc==0 ) cli_error(cmd, "no run '%s' in the warehouse (see fnt ls)", run_id);
+  return rc;
+}
+
+FILE *cli_export_open(const char *cmd, const char *path){
+  FILE *f;
+  if( path==0 || strcmp(path, "-")==0 ) return stdout;
+  f = fopen(path, "wb");
+  if( f==0 ) cli_error(cmd, "%s: cannot write: %s", path, strerror(errno));
+  return f;
+}
+
+int cli_export_close(const char *cmd, const char *path, FILE *f, int status){
+  if( fflush(f) || ferror(f) ){
+    cli_error(cmd, "%s: write failed: %s", path ? path : "stdout", strerror(errno));
+    status = 1;
+  }
+  if( f!=stdout && fclose(f) && status==0 ){
+    cli_error(cmd, "%s: write failed: %s", path, strerror(errno));
+    status = 1;
+  }
+  return status;
+}
+
+/* ------------------------------------------------------------ output */
+
+/* A buffered writer with fast integer and JSON string formatting (the
+** chrome and speedscope exports write a few numbers per call). */
+typedef struct ob {
+  FILE *f;
+  char buf[1<<16];
+  size_t n;
+} ob;
+
+static void obFlush(ob *o){
+  if( o->n ) fwrite(o->buf, 1, o->n, o->f);
+  o->n = 0;
+}
+static void obMem(ob *o, const char *z, size_t n){
+  if( o->n+n>sizeof(o->buf) ){
+    obFlush(o);
+    if( n>sizeof(o->buf) ){ fwrite(z, 1, n, o->f); return; }
+  }
+  memcpy(o->buf+o->n, z, n);
+  o->n += n;
+}
+static void obStr(ob *o, const char *z){ obMem(o, z, strlen(z)); }
+static void obInt(ob *o, int64_t v){
+  char t[24];
+  int i = 24;
+  uint64_t u = v<0 ? (uint64_t)0-(uint64_t)v : (uint64_t)v;
+  do{ t[--i] = (char)('0' + u%10); u /= 10; }while( u );
+  if( v<0 ) t[--i] = '-';
+  obMem(o, t+i, (size_t)(24-i));
+}
+/* Nanoseconds as microseconds with 3 decimals. */
+static void obMicros(ob *o, int64_t ns){
+  char t[4];
+  int64_t a = ns<0 ? -ns : ns;
+  if( ns<0 ) obMem(o, "-", 1);
+  obInt(o, a/1000);
+  t[0] = '.';
+  t[1] = (char)('0' + a/100%10);
+  t[2] = (char)('0' + a/10%10);
+  t[3] = (char)('0' + a%10);
+  obMem(o, t, 4);
+}
+static void obJson(ob *o, const char *z){
+  const char *p;
+  obMem(o, "\"", 1);
+  for(p=z; *p; p++){
+    unsigned char ch = (unsigned char)*p;
+    if( ch=='"' || ch=='\\' || ch<0x20 ){
+      char e[8];
+      obMem(o, z, (size_t)(p-z));
+      if( ch=='"' || ch=='\\' ){ e[0] = '\\'; e[1] = (char)ch; obMem(o, e, 2); }
+      else{ snprintf(e, sizeof(e), "\\u%04x", ch); obMem(o, e, 6); }
+      z = p+1;
+    }
+  }
+  obMem(o, z, (size_t)(p-z));
+  obMem(o, "\"", 1);
+}
+
+/* ------------------------------------------------------------ threads */
+
+/* The run's threads (of the window, or the one asked for), ascending. */
+typedef struct thread_set { uint32_t *a; size_t n, cap; } thread_set;
+
+static int threadsAdd(thread_set *s, uint32_t t){
+  size_t lo = 0, hi = s->n;
+  while( lo<hi ){
+    size_t mid = (lo+hi)/2;
+    if( s->a[mid]<t ) lo = mid+1; else hi = mid;
+  }
+  if( lo<s->n && s->a[lo]==t ) return 0;
+  if( s->n==s->cap ){
+    size_t nNew = s->cap ? s->cap*2 : 16;
+    uint32_t *a = realloc(s->a, nNew*sizeof(uint32_t));
+    if( a==0 ) return -1;
+    s->a = a;
+    s->cap = nNew;
+  }
+  memmove(s->a+lo+1, s->a+lo, (s->n-lo)*sizeof(uint32_t));
+  s->a[lo] = t;
+  s->n++;
+  return 0;
+}
+
+/* A predicate for the run's calls of the window (inclusive overlap bounds:
+** inWindow() applies SPEC §8's rule exactly). */
+static void windowPredicate(const cli_export *o, const char **run, fnt_call_predicate *p){
+  fnt_call_predicate_init(p);
+  p->run_ids = run;
+  p->n_run_ids = 1;
+  p->thread = o->thread;
+  if( o->has_win ){ p->t0 = o->win.t0; p->t1 = o->win.t1; }
+}
+
+static int inWindow(const cli_export *o, const fnt_call *c){
+  return !o->has_win || (c->start_ns < o->win.t1
+                         && (c->end_ns > o->win.t0 || c->start_ns >= o->win.t0));
+}
+
+/* ------------------------------------------------------------ chrome */
+
+static int exportChrome(fnt_snapshot *snap, const cli_export *o, FILE *f,
+                        uint64_t *ncalls){
+  static ob out;
+  const char *run = o->run;
+  fnt_call_predicate p;
+  fnt_calls *sc = 0;
+  const fnt_call *c;
+  thread_set ts = {0};
+  size_t i;
+  int rc;
+  out.f = f;
+  out.n = 0;
+  windowPredicate(o, &run, &p);
+  obStr(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run_id\":");
+  obJson(&out, o->run);
+  obStr(&out, "},\"traceEvents\":[\n");
+  rc = fnt_calls_open(snap, &p, &sc);
+  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+    rc = FNT_OK;
+    if( !inWindow(o, c) ) continue;
+    if( threadsAdd(&ts, c->thread) ){ rc = FNT_E_NOMEM; break; }
+    if( (*ncalls)++ ) obMem(&out, ",\n", 2);
+    obStr(&out, "{\"ph\":\"X\",\"pid\":1,\"tid\":");
+    obInt(&out, c->thread);
+    obStr(&out, ",\"ts\":");
+    obMicros(&out, c->start_ns);
+    obStr(&out, ",\"dur\":");
+    obMicros(&out, c->dur_ns);
+    obStr(&out, ",\"name\":");
+    obJson(&out, c->symbol);
+    obStr(&out, ",\"args\":{\"call_id\":");
+    obInt(&out, c->call_id);
+    obStr(&out, ",\"depth\":");
+    obInt(&out, c->depth);
+    obStr(&out, ",\"self_ns\":");
+    obInt(&out, c->self_ns);
+    obStr(&out, "}}");
+  }
+  fnt_calls_close(sc);
+  for(i=0; rc==FNT_OK && i<ts.n; i++){
+    obStr(&out, *ncalls||i ? ",\n" : "");
+    obStr(&out, "{\"ph\":\"M\",\"pid\":1,\"tid\":");
+    obInt(&out, ts.a[i]);
+    obStr(&out, ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread ");
+    obInt(&out, ts.a[i]);
+    obStr(&out, "\"}}");
+  }
+  if( rc==FNT_OK ){
+    obStr(&out, *ncalls||ts.n ? ",\n" : "");
+    obStr(&out, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":");
+    obJson(&out, o->run);
+    obStr(&out, "}}\n]}\n");
+  }
+  obFlush(&out);
+  free(ts.a);
+  return rc<0 ? rc : FNT_OK;
+}
+
+/* ------------------------------------------------------------ speedscope */
+
+/* Frames: symbols interned to indexes of speedscope's shared.frames. */
+typedef struct frames {
+  char **name;
+  uint32_t n, cap;
+  uint32_t *slot, mask;
+} frames;
+
+static uint32_t strHash(const char *z){
+  uint32_t h = 2166136261u;
+  for(; *z; z++) h = (h ^ (unsigned char)*z) * 16777619u;
+  return h;
+}
+
+static int64_t frameOf(frames *fr, const char *z){
+  uint32_t h, i;
+  if( (fr->n+1)*2 > (fr->slot ? fr->mask+1 : 0) ){
+    uint32_t nSlot = fr->slot ? (fr->mask+1)*2 : 1024;
+    uint32_t *a = calloc(nSlot, sizeof(uint32_t));
+    if( a==0 ) return -1;
+    for(i=0; i<fr->n; i++){
+      h = strHash(fr->name[i]) & (nSlot-1);
+      while( a[h] ) h = (h+1) & (nSlot-1);
+      a[h] = i+1;
+    }
+    free(fr->slot);
+    fr->slot = a;
+    fr->mask = nSlot-1;
+  }
+  for(h = strHash(z) & fr->mask; fr->slot[h]; h = (h+1) & fr->mask){
+    if( strcmp(fr->name[fr->slot[h]-1], z)==0 ) return fr->slot[h]-1;
+  }
+  if( fr->n==fr->cap ){
+    uint32_t nNew = fr->cap ? fr->cap*2 : 256;
+    char **a = realloc(fr->name, nNew*sizeof(char*));
+    if( a==0 ) return -1;
+    fr->name = a;
+    fr->cap = nNew;
+  }
+  if( (fr->name[fr->n] = strdup(z))==0 ) return -1;
+  fr->slot[h] = ++fr->n;
+  return fr->n-1;
+}
+
+/* A call of one slice, and the frames still open on a thread's stack. */
+typedef struct ss_call { int64_t start, end, call_id, parent_id; uint32_t frame; } ss_call;
+typedef struct ss_open { int64_t end, call_id; uint32_t frame; } ss_open;
+
+static int cmpSsCall(const void *a, const void *b){
+  const ss_call *x = a, *y = b;
+  if( x->start!=y->start ) return x->start<y->start ? -1 : 1;
+  return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
+}
+
+/* Calls per slice of the run's time that a speedscope export holds. */
+#define SS_SLICE_CALLS (1u<<20)
+
+static void ssEvent(ob *out, const char *type, uint32_t frame, int64_t at, int *first){
+  obStr(out, *first ? "\n{\"type\":\"" : ",\n{\"type\":\"");
+  *first = 0;
+  obStr(out, type);
+  obStr(out, "\",\"frame\":");
+  obInt(out, frame);
+  obStr(out, ",\"at\":");
+  obInt(out, at);
+  obMem(out, "}", 1);
+}
+
+/* One thread's profile: its calls in start order (a parent before its
+** children), slice by slice, against a stack of open frames: the frames
+** above a call's parent close (C, at their end) before it opens (O), so
+** events are nested and ordered by time. */
+static int ssThread(fnt_snapshot *snap, const cli_export *o, uint32_t thread,
+                    int64_t lo, int64_t hi, int64_t width, frames *fr, ob *out,
+                    uint64_t *ncalls){
+  const char *run = o->run;
+  ss_call *v = 0;
+  ss_open *stack = 0;
+  size_t nv = 0, capv = 0, ns = 0, caps = 0, i;
+  int64_t a, last = lo;
+  int first = 1, rc = FNT_OK;
+  obStr(out, "{\"type\":\"evented\",\"name\":\"thread ");
+  obInt(out, thread);
+  obStr(out, "\",\"unit\":\"nanoseconds\",\"events\":[");
+  for(a=lo; rc==FNT_OK && a<=hi; a = a>hi-width ? hi+1 : a+width){
+    int64_t b = a>hi-width ? hi : a+width-1;   /* the slice [a, b] */
+    fnt_call_predicate p;
+    fnt_calls *sc = 0;
+    const fnt_call *c;
+    windowPredicate(o, &run, &p);
+    p.thread = thread;
+    p.t0 = a;
+    p.t1 = b;
+    nv = 0;
+    rc = fnt_calls_open(snap, &p, &sc);
+    while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+      int64_t fid;
+      rc = FNT_OK;
+      /* A call that started in an earlier slice was given there. */
+      if( (c->start_ns<a && a>lo) || !inWindow(o, c) ) continue;
+      if( nv==capv ){
+        size_t nNew = capv ? capv*2 : 4096;
+        ss_call *x = realloc(v, nNew*sizeof(*x));
+        if( x==0 ){ rc = FNT_E_NOMEM; break; }
+        v = x;
+        capv = nNew;
+      }
+      if( (fid = frameOf(fr, c->symbol))<0 ){ rc = FNT_E_NOMEM; break; }
+      v[nv].start = c->start_ns;
+      v[nv].end = c->end_ns;
+      v[nv].call_id = c->call_id;
+      v[nv].parent_id = c->parent_id;
+      v[nv++].frame = (uint32_t)fid;
+    }
+    fnt_calls_close(sc);
+    if( rc<0 ) break;
+    rc = FNT_OK;
+    if( nv>1 ) qsort(v, nv, sizeof(*v), cmpSsCall);
+    for(i=0; i<nv; i++){
+      /* Close the frames above the call's parent (they ended before it). */
+      while( ns>0 && stack[ns-1].call_id!=v[i].parent_id ){
+        ns--;
+        ssEvent(out, "C", stack[ns].frame, stack[ns].end, &first);
+      }
+      if( ns==caps ){
+        size_t nNew = caps ? caps*2 : 64;
+        ss_open *x = realloc(stack, nNew*sizeof(*x));
+        if( x==0 ){ rc = FNT_E_NOMEM; break; }
+        stack = x;
+        caps = nNew;
+      }
+      ssEvent(out, "O", v[i].frame, v[i].start, &first);
+      stack[ns].end = v[i].end;
+      stack[ns].call_id = v[i].call_id;
+      stack[ns++].frame = v[i].frame;
+      if( v[i].end>last ) last = v[i].end;
+      ++*ncalls;
+    }
+  }
+  while( rc==FNT_OK && ns>0 ){
+    ns--;
+    ssEvent(out, "C", stack[ns].frame, stack[ns].end, &first);
+  }
+  obStr(out, "\n],\"startValue\":");
+  obInt(out, lo);
+  obStr(out, ",\"endValue\":");
+  obInt(out, last);
+  obMem(out, "}", 1);
+  free(v);
+  free(stack);
+  return rc;
+}
+
+static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
+                            uint64_t *ncalls){
+  static ob out;
+  const char *run = o->run;
+  fnt_call_predicate p;
+  fnt_calls *sc = 0;
+  const fnt_call *c;
+  thread_set ts = {0};
+  frames fr = {0};
+  int64_t lo = INT64_MAX, hi = INT64_MIN, width;
+  uint64_t total = 0;
+  size_t i;
+  int rc;
+  out.f = f;
+  out.n = 0;
+  /* Threads and the time span from the depth-0 calls (every call lies
+  ** within one); their count sizes the slices. */
+  windowPredicate(o, &run, &p);
+  p.depth_max = 0;
+  rc = fnt_calls_open(snap, &p, &sc);
+  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+    rc = FNT_OK;
+    if( !inWindow(o, c) ) continue;
+    if( threadsAdd(&ts, c->thread) ){ rc = FNT_E_NOMEM; break; }
+    if( c->start_ns<lo ) lo = c->start_ns;
+    if( c->end_ns>hi ) hi = c->end_ns;
+  }
+  fnt_calls_close(sc);
+  if( rc==FNT_OK && ts.n ){
+    fnt_heat *h = 0;
+    rc = fnt_heat_compute(snap, o->run, &h);
+    for(i=0; rc==FNT_OK && i<fnt_heat_count(h); i++) total += (uint64_t)fnt_heat_rows(h)[i].calls;
+    fnt_heat_free(h);
+  }
+  if( rc<0 ) goto done;
+  if( o->has_win ){
+    if( lo<o->win.t0 ) lo = o->win.t0;
+    if( hi>o->win.t1-1 ) hi = o->win.t1-1;
+  }
+  /* Slices that hold about SS_SLICE_CALLS calls if calls were spread evenly. */
+  width = hi>=lo ? (int64_t)((double)(hi-lo+1) * SS_SLICE_CALLS / (double)(total ? total : 1)) : 1;
+  if( width<1 ) width = 1;
+  obStr(&out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+              "\"exporter\":\"fntrace\",\"name\":");
+  obJson(&out, o->run);
+  obStr(&out, ",\"activeProfileIndex\":0,\"profiles\":[");
+  for(i=0; rc==FNT_OK && i<ts.n; i++){
+    obStr(&out, i ? ",\n" : "\n");
+    rc = ssThread(snap, o, ts.a[i], lo, hi, width, &fr, &out, ncalls);
+  }
+  if( rc<0 ) goto done;
+  rc = FNT_OK;
+  obStr(&out, "\n],\"shared\":{\"frames\":[");
+  for(i=0; i<fr.n; i++){
+    obStr(&out, i ? ",{\"name\":" : "{\"name\":");
+    obJson(&out, fr.name[i]);
+    obMem(&out, "}", 1);
+  }
+  obStr(&out, "]}}\n");
+done:
+  obFlush(&out);
+  for(i=0; i<fr.n; i++) free(fr.name[i]);
+  free(fr.name);
+  free(fr.slot);
+  free(ts.a);
+  return rc<0 ? rc : FNT_OK;
+}
+
+/* ------------------------------------------------------------ pprof */
+
+/* Protobuf by hand: varints, and length-delimited fields. */
+typedef struct pb { unsigned char *p; size_t n, cap; int failed; } pb;
+
+static void pbByte(pb *b, unsigned char c){
+  if( b->n==b->cap ){
+    size_t nNew = b->cap ? b->cap*2 : 4096;
+    unsigned char *a = b->failed ? 0 : realloc(b->p, nNew);
+    if( a==0 ){ b->failed = 1; return; }
+    b->p = a;
+    b->cap = nNew;
+  }
+  b->p[b->n++] = c;
+}
+static void pbVarint(pb *b, uint64_t v){
+  while( v>=0x80 ){ pbByte(b, (unsigned char)(v|0x80)); v >>= 7; }
+  pbByte(b, (unsigned char)v);
+}
+static void pbTag(pb *b, unsigned field, unsigned wire){ pbVarint(b, (uint64_t)field<<3 | wire); }
+static void pbInt(pb *b, unsigned field, uint64_t v){ pbTag(b, field, 0); pbVarint(b, v); }
+static void pbBytes(pb *b, unsigned field, const void *z, size_t n){
+  size_t i;
+  pbTag(b, field, 2);
+  pbVarint(b, n);
+  for(i=0; i<n; i++) pbByte(b, ((const unsigned char*)z)[i]);
+}
+
+/* profile.proto field numbers. */
+#define PP_SAMPLE_TYPE 1
+#define PP_SAMPLE      2
+#define PP_LOCATION    4
+#define PP_FUNCTION    5
+#define PP_STRING      6
+#define PP_DURATION   10
+#define PP_PERIOD_TYPE 11
+#define PP_PERIOD     12
+
+/* A ValueType message of string indexes. */
+static void ppValueType(pb *b, unsigned field, uint64_t type, uint64_t unit){
+  pb m = {0};
+  pbInt(&m, 1, type);
+  pbInt(&m, 2, unit);
+  pbBytes(b, field, m.p, m.n);
+  b->failed |= m.failed;
+  free(m.p);
+}
+
+/* The profile: strings 0 "", 1 calls, 2 count, 3 wall, 4 nanoseconds, then
+** one per symbol (function and location id k+1: symbol k, string k+5). */
+static int ppEncode(const fnt_flame *fl, int64_t duration, pb *b){
+  frames fr = {0};
+  pb m = {0}, loc = {0};
+  size_t i;
+  static const char *const fixed[] = {"", "calls", "count", "wall", "nanoseconds"};
+  ppValueType(b, PP_SAMPLE_TYPE, 1, 2);
+  ppValueType(b, PP_SAMPLE_TYPE, 3, 4);
+  for(i=0; i<fnt_flame_count(fl); i++){
+    const fnt_flame_row *r = &fnt_flame_rows(fl)[i];
+    const char *s = r->stack, *e = s + strlen(s);
+    m.n = loc.n = 0;
+    /* Locations leaf first: the stack read from its end. */
+    while( e>s ){
+      const char *q = e;
+      char *name;
+      int64_t id;
+      while( q>s && q[-1]!=';' ) q--;
+      name = strndup(q, (size_t)(e-q));
+      id = name ? frameOf(&fr, name) : -1;
+      free(name);
+      if( id<0 ) goto nomem;
+      pbVarint(&loc, (uint64_t)id+1);
+      e = q>s ? q-1 : s;
+    }
+    pbBytes(&m, 1, loc.p, loc.n);             /* location_id, packed */
+    {
+      pb vals = {0};
+      pbVarint(&vals, (uint64_t)r->calls);
+      pbVarint(&vals, (uint64_t)r->self_ns);
+      pbBytes(&m, 2, vals.p, vals.n);         /* value, packed */
+      m.failed |= vals.failed;
+      free(vals.p);
+    }
+    pbBytes(b, PP_SAMPLE, m.p, m.n);
+  }
+  for(i=0; i<fr.n; i++){
+    pb line = {0};
+    m.n = 0;
+    pbInt(&line, 1, i+1);                     /* Line.function_id */
+    pbInt(&m, 1, i+1);                        /* Location.id */
+    pbBytes(&m, 4, line.p, line.n);           /* Location.line */
+    m.failed |= line.failed;
+    free(line.p);
+    pbBytes(b, PP_LOCATION, m.p, m.n);
+    m.n = 0;
+    pbInt(&m, 1, i+1);                        /* Function.id */
+    pbInt(&m, 2, i+5);                        /* Function.name */
+    pbInt(&m, 3, i+5);                        /* Function.system_name */
+    pbBytes(b, PP_FUNCTION, m.p, m.n);
+  }
+  for(i=0; i<5; i++) pbBytes(b, PP_STRING, fixed[i], strlen(fixed[i]));
+  for(i=0; i<fr.n; i++) pbBytes(b, PP_STRING, fr.name[i], strlen(fr.name[i]));
+  pbInt(b, PP_DURATION, (uint64_t)duration);
+  ppValueType(b, PP_PERIOD_TYPE, 3, 4);
+  pbInt(b, PP_PERIOD, 1);
+  if( m.failed || loc.failed || b->failed ) goto nomem;
+  free(m.p); free(loc.p);
+  for(i=0; i<fr.n; i++) free(fr.name[i]);
+  free(fr.name); free(fr.slot);
+  return FNT_OK;
+nomem:
+  free(m.p); free(loc.p);
+  for(i=0; i<fr.n; i++) free(fr.name[i]);
+  free(fr.name); free(fr.slot);
+  return FNT_E_NOMEM;
+}
+
+/* Writes b gzipped to f.  @return 0, or -1 (zlib or write error). */
+static int gzipTo(const pb *b, FILE *f){
+  z_stream z;
+  unsigned char buf[1<<15];
+  int zrc;
+  memset(&z, 0, sizeof(z));
+  if( deflateInit2(&z, 6, Z_DEFLATED, 15+16, 8, Z_DEFAULT_STRATEGY)!=Z_OK ) return -1;
+  z.next_in = b->p;
+  z.avail_in = (uInt)b->n;
+  do{
+    z.next_out = buf;
+    z.avail_out = sizeof(buf);
+    zrc = deflate(&z, Z_FINISH);
+    if( zrc==Z_STREAM_ERROR ) break;
+    if( fwrite(buf, 1, sizeof(buf)-z.avail_out, f)!=sizeof(buf)-z.avail_out ){ zrc = -1; break; }
+  }while( zrc!=Z_STREAM_END );
+  deflateEnd(&z);
+  return zrc==Z_STREAM_END ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ fnt export */
+
+static const char exportUsage[] =
+  "usage: fnt export [-w DIR] RUN_ID --format chrome|folded|speedscope|pprof\n"
+  "                  [-o FILE] [--from NS --to NS [--thread T]]\n\n"
+  "A run, or a window of it, for the viewers people already use (SPEC §11):\n"
+  "  chrome      Trace Event JSON, one X event per call (ts, dur in us):\n"
+  "              Perfetto UI (ui.perfetto.dev), chrome://tracing\n"
+  "  folded      \"stack self_ns\" lines (fnt_flame): flamegraph.pl, inferno,\n"
+  "              speedscope\n"
+  "  speedscope  one evented profile per thread: speedscope\n"
+  "  pprof       gzipped profile.proto, one sample per stack (calls/count,\n"
+  "              wall/nanoseconds): go tool pprof\n"
+  "Streamed: memory stays bounded whatever the run's size.  With a window,\n"
+  "chrome and speedscope give the calls in it whole; folded and pprof clip\n"
+  "them to it.  A summary goes to stderr unless -q.\n\n"
+  "options:\n"
+  "  --format F      chrome, folded, speedscope or pprof (required)\n"
+  "  -o, --output F  write to F (default: stdout)\n"
+  "  --from NS       the window [NS, --to NS) in the run's nanoseconds\n"
+  "  --to NS\n"
+  "  --thread T      that thread only (with --from/--to)\n"
+  "  -h, --help      this text\n";
+
+static const char exportExample[] =
+  "\nexamples:\n"
+  "  fnt export demo --format chrome -o demo.json       # open in ui.perfetto.dev\n"
+  "  fnt export demo --format folded | flamegraph.pl > demo.svg\n"
+  "  fnt export demo --format pprof -o demo.pb.gz && go tool pprof -top demo.pb.gz\n";
+
+int cmd_export(int argc, char **argv){
+  cli_export o;
+  fnt_store *st;
+  fnt_snapshot *snap = 0;
+  FILE *f;
+  uint64_t ncalls = 0;
+  int rc, status;
+  status = cli_export_opts("export", argc, argv, exportUsage, &o);
+  if( status==0 ) fputs(exportExample, stdout);
+  if( status>=0 ) return status;
+  if( o.format==0 ){
+    cli_error("export", "--format is required: chrome, folded, speedscope or pprof");
+    return 2;
+  }
+  if( strcmp(o.format, "chrome") && strcmp(o.format, "folded")
+   && strcmp(o.format, "speedscope") && strcmp(o.format, "pprof") ){
+    cli_error("export", "--format: expected chrome, folded, speedscope or pprof, "
+              "not '%s'", o.format);
+    return 2;
+  }
+  st = cli_open(cli_warehouse(0));
+  if( st==0 ) return 1;
+  if( cli_run_filed(st, "export", o.run)<=0 ){ fnt_close(st); return 1; }
+  rc = fnt_snapshot_current(st, &snap);
+  f = rc==FNT_OK ? cli_export_open("export", o.out) : 0;
+  if( rc==FNT_OK && f==0 ){ fnt_snapshot_release(snap); fnt_close(st); return 1; }
+  if( rc==FNT_OK && strcmp(o.format, "chrome")==0 ){
+    rc = exportChrome(snap, &o, f, &ncalls);
+  }else if( rc==FNT_OK && strcmp(o.format, "speedscope")==0 ){
+    rc = exportSpeedscope(snap, &o, f, &ncalls);
+  }else if( rc==FNT_OK ){
+    fnt_flame *fl = 0;
+    rc = fnt_flame_compute(snap, o.run, o.has_win ? &o.win : 0, &fl);
+    if( rc==FNT_OK && strcmp(o.format, "folded")==0 ){
+      size_t i;
+      for(i=0; i<fnt_flame_count(fl); i++){
+        fprintf(f, "%s %lld\n", fnt_flame_rows(fl)[i].stack,
+                (long long)fnt_flame_rows(fl)[i].self_ns);
+        ncalls += (uint64_t)fnt_flame_rows(fl)[i].calls;
+      }
+    }else if( rc==FNT_OK ){
+      pb b = {0};
+      size_t i;
+      int64_t total = 0;
+      for(i=0; i<fnt_flame_count(fl); i++){
+        total += fnt_flame_rows(fl)[i].self_ns;
+        ncalls += (uint64_t)fnt_flame_rows(fl)[i].calls;
+      }
+      rc = ppEncode(fl, total, &b);
+      if( rc==FNT_OK && gzipTo(&b, f) ){
+        cli_error("export", "%s: gzip failed", o.out ? o.out : "stdout");
+        status = 1;
+      }
+      free(b.p);
+    }
+    fnt_flame_free(fl);
+  }
+  if( rc!=FNT_OK ){
+    cli_error("export", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    status = 1;
+  }else if( status<0 ){
+    status = 0;
+  }
+  fnt_snapshot_release(snap);
+  status = cli_export_close("export", o.out, f, status);
+  if( status==0 && !cli_g.quiet ){
+    fprintf(stderr, "fnt export: %s: %llu calls as %s to %s\n", o.run,
+            (unsigned long long)ncalls, o.format, o.out ? o.out : "stdout");
+  }
+  fnt_close(st);
+  return status;
+}
