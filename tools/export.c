@@ -387,8 +387,8 @@ static int ssThread(fnt_snapshot *snap, const cli_export *o, uint32_t thread,
   ss_call *v = 0;
   ss_open *stack = 0;
   size_t nv = 0, capv = 0, ns = 0, caps = 0, i;
-  int64_t a, last = lo;
-  int first = 1, rc = FNT_OK;
+  int64_t a, first = lo, last = lo;
+  int none = 1, rc = FNT_OK;
   obStr(out, "{\"type\":\"evented\",\"name\":\"thread ");
   obInt(out, thread);
   obStr(out, "\",\"unit\":\"nanoseconds\",\"events\":[");
@@ -430,7 +430,7 @@ static int ssThread(fnt_snapshot *snap, const cli_export *o, uint32_t thread,
       /* Close the frames above the call's parent (they ended before it). */
       while( ns>0 && stack[ns-1].call_id!=v[i].parent_id ){
         ns--;
-        ssEvent(out, "C", stack[ns].frame, stack[ns].end, &first);
+        ssEvent(out, "C", stack[ns].frame, stack[ns].end, &none);
       }
       if( ns==caps ){
         size_t nNew = caps ? caps*2 : 64;
@@ -439,7 +439,8 @@ static int ssThread(fnt_snapshot *snap, const cli_export *o, uint32_t thread,
         stack = x;
         caps = nNew;
       }
-      ssEvent(out, "O", v[i].frame, v[i].start, &first);
+      ssEvent(out, "O", v[i].frame, v[i].start, &none);
+      if( v[i].start<first ) first = v[i].start;   /* began before the window */
       stack[ns].end = v[i].end;
       stack[ns].call_id = v[i].call_id;
       stack[ns++].frame = v[i].frame;
@@ -449,10 +450,10 @@ static int ssThread(fnt_snapshot *snap, const cli_export *o, uint32_t thread,
   }
   while( rc==FNT_OK && ns>0 ){
     ns--;
-    ssEvent(out, "C", stack[ns].frame, stack[ns].end, &first);
+    ssEvent(out, "C", stack[ns].frame, stack[ns].end, &none);
   }
   obStr(out, "\n],\"startValue\":");
-  obInt(out, lo);
+  obInt(out, first);
   obStr(out, ",\"endValue\":");
   obInt(out, last);
   obMem(out, "}", 1);

@@ -205,9 +205,10 @@ static void hotColour(const char *z, int *r, int *g, int *b){
 }
 
 /* --diff: white to red as RUN_B's self time grows, to blue as it shrinks,
-** relative to the largest change of any node. */
+** relative to the largest change of any node; near-white when unchanged. */
 static void diffColour(int64_t delta, int64_t maxAbs, int *r, int *g, int *b){
-  int v = maxAbs>0 ? (int)(210.0 * (double)(delta<0 ? -delta : delta) / (double)maxAbs) : 0;
+  /* Any change shows (at least a tint); the largest is the deepest. */
+  int v = maxAbs>0 ? 20 + (int)(190.0 * (double)(delta<0 ? -delta : delta) / (double)maxAbs) : 0;
   if( delta>0 ){ *r = 255; *g = *b = 255-v; }
   else if( delta<0 ){ *r = *g = 255-v; *b = 255; }
   else{ *r = *g = *b = 250; }

@@ -1,0 +1,384 @@
+"""fnt export (SPEC §11) and fnt flame, parsed back and checked.
+
+Random runs (filed in chunks, out of order) are exported whole and in
+windows, with and without a thread, in every format, and each file is read
+back by this test against the store's fn_trace_calls and fnt_flame:
+
+- chrome: one X event per call in the window, ts/dur (microseconds, 3
+  decimals) exactly the call's start/duration, tid its thread, properly
+  nested per thread; a thread_name event per thread;
+- folded: the lines of fnt_flame (and fnt_folded);
+- speedscope: per thread, O/C events balanced (each C closes the frame the
+  last O opened), times never decreasing, one O at each call's start and
+  one C at its end;
+- pprof: gunzipped, the protobuf decoded here (varints and lengths), each
+  sample's locations (leaf first) and values summed back to fnt_flame's
+  stacks, calls and self time;
+- fnt flame's SVG: one rect per stack node with time, each as wide as its
+  inclusive time; --diff coloured red where RUN_B's self time grew and blue
+  where it shrank; above 10,000 stacks the thinnest merged and counted.
+"""
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import test_calls as tc  # noqa: E402
+
+FNT = os.path.join(tc.BUILD, "fnt")
+CALLS_SQL = ("SELECT thread, call_id, parent_id, depth, start_ns, end_ns, symbol "
+             "FROM fn_trace_calls WHERE run_id = ?")
+
+
+def fnt(wh, *args, ok=True):
+    p = subprocess.run([FNT, "-w", wh] + [str(a) for a in args], capture_output=True)
+    if ok:
+        assert p.returncode == 0, p.stderr.decode()
+    return p
+
+
+def in_window(c, win):
+    if win is None:
+        return True
+    t0, t1, th = win
+    if th is not None and c[0] != th:
+        return False
+    return c[4] < t1 and (c[5] > t0 or c[4] >= t0)
+
+
+def win_args(win):
+    if win is None:
+        return []
+    a = ["--from", win[0], "--to", win[1]]
+    return a + (["--thread", win[2]] if win[2] is not None else [])
+
+
+def flame_rows(conn, run, win):
+    if win is None:
+        return conn.execute("SELECT stack, self_ns, calls FROM fnt_flame(?)", (run,)).fetchall()
+    if win[2] is None:
+        return conn.execute("SELECT stack, self_ns, calls FROM fnt_flame(?, ?, ?)",
+                            (run, win[0], win[1])).fetchall()
+    return conn.execute("SELECT stack, self_ns, calls FROM fnt_flame(?, ?, ?, ?)",
+                        (run, win[0], win[1], win[2])).fetchall()
+
+
+# ------------------------------------------------------------ the checks
+
+def check_chrome(path, calls):
+    doc = json.load(open(path), parse_float=Decimal)
+    xs = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    got = sorted((e["tid"], e["args"]["call_id"], e["ts"], e["dur"], e["name"]) for e in xs)
+    want = sorted((c[0], c[1], Decimal(c[4]) / 1000, Decimal(c[5] - c[4]) / 1000, c[6])
+                  for c in calls)
+    assert got == want
+    assert all(e["pid"] == 1 for e in doc["traceEvents"])
+    names = {e["tid"] for e in doc["traceEvents"] if e.get("name") == "thread_name"}
+    assert names == {c[0] for c in calls}
+    by_tid = {}
+    for e in xs:
+        by_tid.setdefault(e["tid"], []).append((e["ts"], -e["dur"], e["args"]["depth"]))
+    for evs in by_tid.values():
+        stack = []
+        for ts, mdur, depth in sorted(evs):
+            while stack and stack[-1] <= ts and not (stack[-1] == ts and mdur == 0):
+                stack.pop()
+            if stack:
+                assert ts - mdur <= stack[-1], "X events overlap without nesting"
+            stack.append(ts - mdur)
+
+
+def check_speedscope(path, calls):
+    doc = json.load(open(path))
+    frames = [f["name"] for f in doc["shared"]["frames"]]
+    by_thread = {}
+    for c in calls:
+        by_thread.setdefault(c[0], []).append(c)
+    assert sorted(p["name"] for p in doc["profiles"]) == sorted(
+        "thread %d" % t for t in by_thread)
+    for p in doc["profiles"]:
+        assert p["type"] == "evented" and p["unit"] == "nanoseconds"
+        th = int(p["name"].split()[1])
+        stack, last, opens, closes = [], None, [], []
+        for e in p["events"]:
+            assert last is None or e["at"] >= last, "events out of order"
+            last = e["at"]
+            if e["type"] == "O":
+                stack.append(e["frame"])
+                opens.append((frames[e["frame"]], e["at"]))
+            else:
+                assert stack and stack[-1] == e["frame"], "C does not close the last O"
+                stack.pop()
+                closes.append((frames[e["frame"]], e["at"]))
+        assert stack == []
+        assert sorted(opens) == sorted((c[6], c[4]) for c in by_thread[th])
+        assert sorted(closes) == sorted((c[6], c[5]) for c in by_thread[th])
+        assert p["startValue"] <= min(c[4] for c in by_thread[th])
+        assert p["endValue"] >= max(c[5] for c in by_thread[th])
+
+
+def pb_fields(buf):
+    """(field, wire type, value) of a protobuf message: ints or bytes."""
+    i, out = 0, []
+
+    def varint():
+        nonlocal i
+        v = s = 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7F) << s
+            s += 7
+            if b < 0x80:
+                return v
+    while i < len(buf):
+        key = varint()
+        f, w = key >> 3, key & 7
+        if w == 0:
+            out.append((f, w, varint()))
+        elif w == 2:
+            n = varint()
+            out.append((f, w, buf[i:i + n]))
+            i += n
+        else:
+            raise AssertionError("unexpected wire type %d" % w)
+    return out
+
+
+def _packed(buf):
+    vals, i = [], 0
+    while i < len(buf):
+        v = s = 0
+        while True:
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7F) << s
+            s += 7
+            if b < 0x80:
+                break
+        vals.append(v)
+    return vals
+
+
+def check_pprof(path, rows):
+    prof = pb_fields(gzip.open(path).read())
+    strings = [v.decode() for f, _, v in prof if f == 6]
+    assert strings[0] == ""
+    types = [dict((f, v) for f, _, v in pb_fields(m)) for f, _, m in prof if f == 1]
+    assert [(strings[t[1]], strings[t[2]]) for t in types] == [
+        ("calls", "count"), ("wall", "nanoseconds")]
+    funcs = {}
+    for f, _, m in prof:
+        if f == 5:
+            d = dict((k, v) for k, _, v in pb_fields(m))
+            funcs[d[1]] = strings[d[2]]
+    locs = {}
+    for f, _, m in prof:
+        if f == 4:
+            d = pb_fields(m)
+            lid = [v for k, _, v in d if k == 1][0]
+            line = [v for k, _, v in d if k == 4][0]
+            locs[lid] = funcs[dict((k, v) for k, _, v in pb_fields(line))[1]]
+    got = {}
+    for f, _, m in prof:
+        if f == 2:
+            d = pb_fields(m)
+            ids = _packed([v for k, _, v in d if k == 1][0])
+            vals = _packed([v for k, _, v in d if k == 2][0])
+            stack = ";".join(locs[x] for x in reversed(ids))
+            a = got.setdefault(stack, [0, 0])
+            a[0] += vals[1]
+            a[1] += vals[0]
+    assert sorted((k, v[0], v[1]) for k, v in got.items()) == sorted(rows)
+
+
+def svg_frames(path):
+    root = ET.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    out = {}
+    for g in root.iter(ns + "g"):
+        if g.get("class") != "f":
+            continue
+        out.setdefault(int(g.get("data-d")), []).append(g)
+    return root, ns, out
+
+
+def tree_of(rows):
+    """{stack prefix: [inclusive, self]} of folded rows."""
+    t = {}
+    for stack, self_ns, _ in rows:
+        parts = stack.split(";")
+        for i in range(1, len(parts) + 1):
+            t.setdefault(";".join(parts[:i]), [0, 0])[0] += self_ns
+        t[stack][1] += self_ns
+    return t
+
+
+def check_svg(path, rows):
+    root, ns, by_depth = svg_frames(path)
+    want = {k: v for k, v in tree_of(rows).items() if v[0] > 0}
+    total = sum(v[0] for k, v in want.items() if ";" not in k)
+    assert int(root.get("data-total")) == total
+    got = sum(len(v) for v in by_depth.values())
+    assert got == len(want) == int(root.get("data-shown"))
+    widths = {}
+    for d, gs in by_depth.items():
+        for g in gs:
+            widths.setdefault((d, g.get("data-name")), []).append(int(g.get("data-w")))
+            assert g.find(ns + "title").text.startswith(g.get("data-name") + " (self ")
+            rect = g.find(ns + "rect")
+            assert abs(float(rect.get("width")) - max(
+                0, int(g.get("data-w")) * 1180 / total - 0.5)) < 0.02
+    want_w = {}
+    for k, v in want.items():
+        want_w.setdefault((k.count(";"), k.split(";")[-1]), []).append(v[0])
+    assert {k: sorted(v) for k, v in widths.items()} == {k: sorted(v) for k, v in want_w.items()}
+
+
+# ------------------------------------------------------------ the tests
+
+@pytest.fixture(scope="module")
+def runs():
+    wh = tc.tmpdir("export-")
+    conn = tc.connect(wh)
+    out = []
+    for seed in range(6):
+        rng = random.Random(500 + seed)
+        run = "exp-%d" % seed
+        evs = tc.random_events(rng, n_max=400, n_min=50, root=seed % 2 == 0)
+        n = rng.randint(1, 4)
+        parts = tc.split(rng, evs, n)
+        for c in rng.sample(range(n), n):
+            assert tc.file(conn, tc.chunk_doc("acme/e", "c1", run, parts[c], c, n, len(evs))) == 1
+        calls = conn.execute(CALLS_SQL, (run,)).fetchall()
+        ts = sorted({c[4] for c in calls} | {c[5] for c in calls})
+        threads = sorted({c[0] for c in calls})
+        wins = [None, (ts[0], ts[-1] + 1, None)]
+        for _ in range(3):
+            a = rng.choice(ts)
+            b = rng.choice([t for t in ts if t > a] or [a + 1])
+            wins.append((a, b, None))
+            wins.append((a, b, rng.choice(threads)))
+        out.append((run, calls, wins))
+    yield wh, conn, out
+    conn.close()
+
+
+@pytest.mark.parametrize("fmt", ["chrome", "folded", "speedscope", "pprof"])
+def test_exports(runs, fmt):
+    wh, conn, rs = runs
+    for run, calls, wins in rs:
+        for win in wins:
+            path = os.path.join(wh, "%s.%s" % (run, fmt))
+            p = fnt(wh, "export", run, "--format", fmt, "-o", path, *win_args(win))
+            what = "%s %s %r" % (fmt, run, win)
+            sel = [c for c in calls if in_window(c, win)]
+            rows = flame_rows(conn, run, win)
+            if fmt == "chrome":
+                check_chrome(path, sel)
+                assert ("%d calls" % len(sel)).encode() in p.stderr, what
+            elif fmt == "speedscope":
+                check_speedscope(path, sel)
+            elif fmt == "folded":
+                text = open(path).read()
+                assert text == "".join("%s %d\n" % (s, n) for s, n, _ in rows), what
+                assert text == conn.execute("SELECT fnt_folded(?)", (run,)).fetchone()[0] \
+                    or win is not None
+            else:
+                check_pprof(path, rows)
+    # to stdout, quietly
+    p = fnt(wh, "-q", "export", rs[0][0], "--format", "folded")
+    assert p.stderr == b"" and p.stdout.decode() == conn.execute(
+        "SELECT fnt_folded(?)", (rs[0][0],)).fetchone()[0]
+
+
+def test_flame_svg(runs):
+    wh, conn, rs = runs
+    for run, calls, wins in rs:
+        for win in wins[:4]:
+            path = os.path.join(wh, run + ".svg")
+            fnt(wh, "flame", run, "-o", path, *win_args(win))
+            check_svg(path, flame_rows(conn, run, win))
+
+
+def test_flame_diff(runs):
+    wh, conn, rs = runs
+    a, b = rs[0][0], rs[2][0]
+    path = os.path.join(wh, "diff.svg")
+    fnt(wh, "flame", "--diff", a, b, "-o", path)
+    rows_b = flame_rows(conn, b, None)
+    check_svg(path, rows_b)                       # widths by the newer run
+    ta = tree_of(flame_rows(conn, a, None))
+    tb = tree_of(rows_b)
+    _, ns, by_depth = svg_frames(path)
+    seen = set()
+    for gs in by_depth.values():
+        for g in gs:
+            fill = g.find(ns + "rect").get("fill")
+            r, gg, bb = (int(x) for x in fill[4:-1].split(","))
+            k = (int(g.get("data-d")), g.get("data-name"))
+            # the stack of this rect: any prefix at that depth with that name
+            cands = [s for s in tb if s.count(";") == k[0] and s.split(";")[-1] == k[1]
+                     and tb[s][0] == int(g.get("data-w"))]
+            assert cands
+            d = {tb[s][1] - ta.get(s, [0, 0])[1] for s in cands}
+            if all(x > 0 for x in d):
+                assert r == 255 and bb < 255, (k, fill)
+                seen.add("red")
+            elif all(x < 0 for x in d):
+                assert bb == 255 and r < 255, (k, fill)
+                seen.add("blue")
+            elif all(x == 0 for x in d):
+                assert (r, gg, bb) == (250, 250, 250)
+    assert seen == {"red", "blue"}
+
+
+def test_flame_merges_thin_stacks(tmp_path):
+    """10,500 distinct stacks: the 500 thinnest merged into their caller."""
+    wh = str(tmp_path / "wh")
+    conn = tc.connect(wh)
+    evs, seq, t = [(0, 0, 0, "main", "", "entry")], 1, 0
+    for i in range(10500):
+        evs.append((0, seq, t + 1, "f%05d" % i, "", "entry"))
+        t += 2 + i
+        evs.append((0, seq + 1, t, "f%05d" % i, "", "exit"))
+        seq += 2
+    evs.append((0, seq, t + 1, "main", "", "exit"))
+    assert tc.file(conn, tc.chunk_doc("acme/m", None, "many", evs, 0, 1, len(evs))) == 1
+    path = str(tmp_path / "many.svg")
+    fnt(wh, "flame", "many", "-o", path)
+    root, ns, by_depth = svg_frames(path)
+    assert root.get("data-merged") == "501"        # main + 10,500 callees: 10,501
+    assert sum(len(v) for v in by_depth.values()) == 10000
+    names = {g.get("data-name") for g in by_depth[1]}
+    assert "f10499" in names and "f00000" not in names   # the thinnest went
+    assert "501 of 10501 stacks too thin to draw merged" in ET.tostring(root).decode()
+    conn.close()
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["export", "exp-0"], "--format is required"),
+    (["export", "exp-0", "--format", "svg"], "not 'svg'"),
+    (["export", "nope", "--format", "chrome"], "no run 'nope'"),
+    (["export", "exp-0", "--format", "chrome", "--from", "5"], "--from and --to go together"),
+    (["export", "exp-0", "--format", "chrome", "--from", "5", "--to", "5"],
+     "--to (5) must be greater than --from (5)"),
+    (["export", "exp-0", "--format", "chrome", "--thread", "1"], "--thread needs --from"),
+    (["export", "exp-0", "--format", "chrome", "--from", "x", "--to", "5"],
+     "--from: expected a non-negative integer, not 'x'"),
+    (["flame", "exp-0", "exp-1"], "expected one RUN_ID"),
+    (["flame", "--diff", "exp-0"], "expected two RUN_IDs"),
+    (["flame", "exp-0", "--format", "chrome"], "usage: fnt flame"),
+    (["export", "exp-0", "--format", "chrome", "-o", "/nonexistent/x.json"], "cannot write"),
+])
+def test_bad_arguments(runs, args, msg):
+    wh = runs[0]
+    p = fnt(wh, *args, ok=False)
+    assert p.returncode in (1, 2) and msg in p.stderr.decode(), p.stderr.decode()
