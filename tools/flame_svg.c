@@ -9,7 +9,8 @@
 ** calls; colours hashed from the symbol, so a function keeps its colour
 ** from one graph to the next.  A small embedded script zooms on click and
 ** searches (a regular expression; matches turn purple, their share of the
-** time shown), as flamegraph.pl's SVGs do.  Above FLAME_MAX_NODES nodes the
+** time shown), as flamegraph.pl's SVGs do; flame.svg#zoom=NAME&search=RE
+** opens zoomed on the first NAME and searching RE.  Above FLAME_MAX_NODES nodes the
 ** thinnest are merged into their callers (their time stays in the caller's
 ** width) and the graph says how many.
 */
@@ -235,6 +236,12 @@ static const char flameScript[] =
 "    search(re);\n"
 "  });\n"
 "  draw(0, +svg.getAttribute('data-total'), -1);\n"
+"  /* flame.svg#zoom=NAME&search=RE: a link to a view */\n"
+"  location.hash.slice(1).split('&').forEach(function(kv){\n"
+"    var i = kv.indexOf('='), k = kv.slice(0, i), v = decodeURIComponent(kv.slice(i + 1));\n"
+"    if( k == 'search' ) search(v);\n"
+"    if( k == 'zoom' ) frames.some(function(g){ return g.getAttribute('data-name') == v && (zoom(g), true); });\n"
+"  });\n"
 "}\n"
 "function num(g, k){ return +g.getAttribute('data-' + k); }\n"
 "function fit(g, w){\n"

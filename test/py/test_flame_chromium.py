@@ -1,0 +1,113 @@
+"""fnt flame's SVG in a real browser: headless Chromium (Debian's chromium;
+installed here with apt-get when missing and this runs as root, else the
+test skips with 77).
+
+The SVG of a random run is opened from disk: the DOM after load has one
+g.f per stack node, the embedded script ran (it writes every wide enough
+frame's label; the labels are empty in the file), no console message, and a
+screenshot is taken.  The view links flame.svg#zoom=NAME&search=RE check
+click-to-zoom and search: zoomed, the frame spans the width and the frames
+beside it are hidden; searching, matches turn purple and the share is shown.
+The differential SVG opens without console messages too.
+"""
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import test_calls as tc  # noqa: E402
+
+FNT = os.path.join(tc.BUILD, "fnt")
+
+
+def find_chromium():
+    exe = shutil.which("chromium")
+    if exe is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env,
+                       capture_output=True)
+        exe = shutil.which("chromium")
+    if exe is None:
+        print("skip: chromium not installed (and cannot be installed here)", flush=True)
+        os._exit(77)                        # ctest's skip code, before pytest collects
+    return exe
+
+
+CHROMIUM = find_chromium()
+
+
+def browse(url, *extra):
+    p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                        "--enable-logging=stderr", "--v=0"] + list(extra) + [url],
+                       capture_output=True, timeout=120)
+    console = [line for line in p.stderr.decode(errors="replace").splitlines()
+               if ":CONSOLE" in line]
+    return p, console
+
+
+@pytest.fixture(scope="module")
+def svgs():
+    wh = tc.tmpdir("flame-chromium-")
+    conn = tc.connect(wh)
+    for seed in range(2):
+        rng = random.Random(77 + seed)
+        evs = tc.random_events(rng, n_max=600, n_min=300, root=True)
+        assert tc.file(conn, tc.chunk_doc("acme/c", None, "r%d" % seed, evs, 0, 1, len(evs))) == 1
+    conn.close()
+    out = {}
+    for name, args in (("flame", ["r0"]), ("diff", ["--diff", "r1", "r0"])):
+        path = os.path.join(wh, name + ".svg")
+        subprocess.run([FNT, "-q", "-w", wh, "flame"] + args + ["-o", path], check=True)
+        out[name] = path
+    return out
+
+
+def frames(dom):
+    return re.findall(r'<g class="f"([^>]*)>(.*?)</g>', dom, re.S)
+
+
+def test_svg_loads(svgs):
+    path = svgs["flame"]
+    p, console = browse("file://" + path, "--dump-dom")
+    assert p.returncode == 0 and console == [], console
+    dom = p.stdout.decode()
+    got = frames(dom)
+    src = open(path).read()
+    assert len(got) == len(frames(src)) == int(re.search(r'data-shown="(\d+)"', src).group(1))
+    assert len(got) > 20
+    label = r"<text[^>]*?(?:/>|>([^<]*)</text>)"        # empty: <text .../>
+    labels = [re.search(label, body).group(1) or "" for _, body in got]
+    assert all(x == "" for x in re.findall(label, "".join(b for _, b in frames(src))))
+    assert sum(1 for x in labels if x) >= 5, "the script did not label the frames"
+    shot = os.path.join(os.path.dirname(path), "flame.png")
+    p, console = browse("file://" + path, "--screenshot=" + shot, "--window-size=1200,800")
+    assert p.returncode == 0 and console == [] and os.path.getsize(shot) > 5000
+
+
+def test_zoom_and_search(svgs):
+    path = svgs["flame"]
+    p, console = browse("file://%s#zoom=main&search=%%5Ef1%%24" % path, "--dump-dom")
+    assert p.returncode == 0 and console == [], console
+    dom = p.stdout.decode()
+    fs = frames(dom)
+    mains = [(a, b) for a, b in fs if 'data-name="main"' in a]
+    first = mains[0][1]
+    width = float(re.search(r'<rect[^>]*width="([0-9.]+)"', first).group(1))
+    assert abs(width - 1179.5) < 0.01                   # the zoomed frame fills the width
+    hidden = [a for a, _ in fs if "display: none" in a]
+    assert len(mains) == 1 or hidden                    # other threads' roots hidden
+    matched = re.search(r'id="matched"[^>]*>Matched: ([0-9.]+)%<', dom)
+    assert matched and 0 < float(matched.group(1)) <= 100
+    purple = [a for a, b in fs if "rgb(230,0,230)" in b]
+    assert purple and all('data-name="f1"' in a for a in purple)
+
+
+def test_diff_loads(svgs):
+    p, console = browse("file://" + svgs["diff"], "--dump-dom")
+    assert p.returncode == 0 and console == [], console
+    assert len(frames(p.stdout.decode())) > 10
