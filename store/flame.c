@@ -262,24 +262,29 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
 
 /* Adds the stacks section of a calls file.  *ok 0 when it has none. */
 static int addFileStacks(flame_build *b, const fnt_segment *seg, int *ok){
-  uint32_t *nodeOf, i;
+  fnt_calls_stack *v = 0;
+  uint32_t *nodeOf, i, n = 0;
+  int rc;
   if( !seg->has_stacks ){ *ok = 0; return FNT_OK; }
-  nodeOf = fnt_malloc(((size_t)seg->nstacks+1)*sizeof(uint32_t));
-  if( nodeOf==0 ) return FNT_E_NOMEM;
-  for(i=0; i<seg->nstacks; i++){
-    const fnt_calls_stack *x = &seg->stacks[i];
+  rc = fnt_calls_stacks_read(b->st, seg, &v, &n);
+  if( rc ) return rc;
+  nodeOf = fnt_malloc(((size_t)n+1)*sizeof(uint32_t));
+  if( nodeOf==0 ){ fnt_free(v); return FNT_E_NOMEM; }
+  for(i=0; i<n; i++){
+    const fnt_calls_stack *x = &v[i];
     uint32_t sym, id;
     if( internSym(b, seg->funcs[x->fn].symbol, &sym)
      || internNode(b, x->parent ? nodeOf[x->parent-1] : UINT32_MAX, sym, &id) ){
-      fnt_free(nodeOf);
-      return FNT_E_NOMEM;
+      rc = FNT_E_NOMEM;
+      break;
     }
     nodeOf[i] = id;
     b->node[id].self += x->self;
     b->node[id].calls += x->calls;
   }
   fnt_free(nodeOf);
-  return FNT_OK;
+  fnt_free(v);
+  return rc;
 }
 
 /* The whole run from the files' stacks sections and the tail's open rows;

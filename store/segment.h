@@ -139,13 +139,14 @@ typedef struct fnt_segment {
   uint32_t nclosed_rg;
   fnt_calls_rg *crgs;
   fnt_calls_agg *aggs;      /* per function */
-  int has_stacks;           /* the file has a stacks section */
-  uint32_t nstacks;
-  fnt_calls_stack *stacks;  /* parents first */
+  int has_stacks;           /* the file has a stacks chunk */
+  fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
 } fnt_segment;
 
-/* Parses a stacks section's bytes (stacks.c).  @return FNT_OK or a code. */
-int fnt_calls_stacks_parse(fnt_segment *s, fnt_rd *r);
+/* The nodes of a calls segment's stacks chunk (stacks.c), parents first;
+** *out is freed by the caller.  @return FNT_OK or a code (message set). */
+int fnt_calls_stacks_read(fnt_store *st, const fnt_segment *seg,
+                          fnt_calls_stack **out, uint32_t *n);
 
 /* Opens a segment (or finds it in the handle's cache) and verifies its
 ** footer.  Release with fnt_segment_release(). */
@@ -165,6 +166,10 @@ const fnt_seg_col *fnt_segment_col(const fnt_segment *seg, uint32_t field_id);
 int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *seg, uint32_t rg,
                            const fnt_seg_col *col, fnt_buf *scratch,
                            fnt_buf *raw);
+
+/* The same for a calls segment's stacks chunk (seg->has_stacks). */
+int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *seg,
+                            fnt_buf *scratch, fnt_buf *raw);
 
 /* Decodes an integer chunk (DELTA_BP, *_BP or PLAIN_INT) of n rows into
 ** out[0..n).  `limit` bounds the *_BP encodings' indexes (the dictionary's size; an

@@ -51,16 +51,30 @@ static void segmentFree(fnt_segment *s){
   fnt_free(s->rgs);
   fnt_free(s->crgs);
   fnt_free(s->aggs);
-  fnt_free(s->stacks);
   fnt_free(s->path);
   fnt_free(s->full_path);
   fnt_free(s);
 }
 
+/* A chunk's descriptor: where it lies (within the data before the footer),
+** its lengths, codec and checksum.  @return 0, or -1 when corrupt. */
+static int parseChunk(fnt_rd *r, uint64_t fileDataEnd, fnt_seg_chunk *c){
+  c->offset = fnt_get_varint(r);
+  c->stored_len = fnt_get_varint(r);
+  c->raw_len = fnt_get_varint(r);
+  c->codec = fnt_get_u8(r);
+  c->checksum = fnt_get_u64le(r);
+  if( c->offset<8 || c->stored_len>fileDataEnd || c->offset>fileDataEnd-c->stored_len
+   || c->raw_len>SEG_MAX_RAW || c->codec>FNT_CODEC_ZSTD ){
+    return -1;
+  }
+  return 0;
+}
+
 /* The calls section of a calls segment's footer (FORMAT.md, "Calls
 ** segments"): the closed row-group count, per-group bounds and
-** per-function aggregates. */
-static int parseCallsSection(fnt_segment *s, fnt_rd *r){
+** per-function aggregates, then optional sections. */
+static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   uint64_t n, i;
   n = fnt_get_varint(r);
   if( !r->ok || n>s->nrg ) return FNT_E_CORRUPT;
@@ -90,10 +104,11 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r){
     sub = *r;
     sub.end = r->p + len;
     r->p += len;
-    if( tag==FNT_CALLS_SECTION_STACKS ){
-      int rc = fnt_calls_stacks_parse(s, &sub);
-      if( rc ) return rc;
-      if( sub.p!=sub.end ) return FNT_E_CORRUPT;
+    if( tag==FNT_CALLS_SECTION_STACKS ){       /* the stacks chunk (stacks.c) */
+      if( parseChunk(&sub, fileDataEnd, &s->stacks) || !sub.ok || sub.p!=sub.end ){
+        return FNT_E_CORRUPT;
+      }
+      s->has_stacks = 1;
     }
   }
   return r->ok ? FNT_OK : FNT_E_CORRUPT;
@@ -176,22 +191,13 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
       g->chunks = fnt_calloc(nchunk+1, sizeof(fnt_seg_chunk));
       if( g->chunks==0 ) return FNT_E_NOMEM;
       for(j=0; j<nchunk && r->ok; j++){
-        fnt_seg_chunk *c = &g->chunks[j];
-        c->offset = fnt_get_varint(r);
-        c->stored_len = fnt_get_varint(r);
-        c->raw_len = fnt_get_varint(r);
-        c->codec = fnt_get_u8(r);
-        c->checksum = fnt_get_u64le(r);
-        if( c->offset<8 || c->stored_len>fileDataEnd || c->offset>fileDataEnd-c->stored_len
-         || c->raw_len>SEG_MAX_RAW || c->codec>FNT_CODEC_ZSTD ){
-          return FNT_E_CORRUPT;
-        }
+        if( parseChunk(r, fileDataEnd, &g->chunks[j]) ) return FNT_E_CORRUPT;
       }
     }
     if( r->ok && rows!=s->nrows ) return FNT_E_CORRUPT;
   }
   if( s->table==FNT_TABLE_CALLS ){
-    int rc = parseCallsSection(s, r);
+    int rc = parseCallsSection(s, r, fileDataEnd);
     if( rc ) return rc;
   }
   if( !r->ok || r->p!=r->end ) return FNT_E_CORRUPT;
@@ -337,10 +343,17 @@ const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
   return 0;
 }
 
-int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
-                           const fnt_seg_col *col, fnt_buf *scratch,
-                           fnt_buf *raw){
-  const fnt_seg_chunk *c = &s->rgs[rg].chunks[col->chunk_index];
+/* A chunk's error: "FILE: row group R, field F: WHY", or for the stacks
+** chunk (rg < 0) "FILE: stacks chunk: WHY". */
+static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
+                    uint32_t field, const char *why){
+  if( rg<0 ) return fnt_err(st, FNT_E_CORRUPT, "%s: stacks chunk: %s", s->full_path, why);
+  return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: %s", s->full_path,
+                 (unsigned)rg, field, why);
+}
+
+static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
+                     int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw){
   scratch->len = 0;
   raw->len = 0;
   if( fnt_buf_reserve(scratch, (size_t)c->stored_len)
@@ -348,22 +361,31 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
     return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
   }
   if( fnt_io_pread(s->fd, scratch->data, (size_t)c->stored_len, c->offset) ){
-    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: cannot read "
-                   "column chunk (truncated?)", s->full_path, rg, col->field_id);
+    return chunkErr(st, s, rg, field, "cannot read column chunk (truncated?)");
   }
   if( fnt_hash(scratch->data, (size_t)c->stored_len)!=c->checksum ){
-    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: column chunk "
-                   "checksum mismatch", s->full_path, rg, col->field_id);
+    return chunkErr(st, s, rg, field, "column chunk checksum mismatch");
   }
   if( fnt_block_decompress(c->codec, scratch->data, (size_t)c->stored_len,
                            raw->data, (size_t)c->raw_len) ){
-    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: column chunk "
-                   "does not decompress", s->full_path, rg, col->field_id);
+    return chunkErr(st, s, rg, field, "column chunk does not decompress");
   }
   raw->len = (size_t)c->raw_len;
   /* Zeroed slack lets the bit unpacker read whole words at the end. */
   memset(raw->data + raw->len, 0, 16);
   return FNT_OK;
+}
+
+int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
+                           const fnt_seg_col *col, fnt_buf *scratch,
+                           fnt_buf *raw){
+  return readChunk(st, s, &s->rgs[rg].chunks[col->chunk_index], rg,
+                   col->field_id, scratch, raw);
+}
+
+int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,
+                            fnt_buf *scratch, fnt_buf *raw){
+  return readChunk(st, s, &s->stacks, -1, 0, scratch, raw);
 }
 
 int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,

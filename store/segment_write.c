@@ -435,7 +435,8 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             const char *run_id, const fnt_fntab *tab,
                             fnt_callvec *closed, fnt_callvec *open,
                             fnt_buf *out, fnt_calls_bounds *bounds){
-  fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0}, stacks = {0};
+  fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
+  fnt_buf stacks = {0}, stacksDesc = {0};
   uint64_t *cols = 0, *threads = 0;
   uint32_t *fnIdx = 0, *used = 0, nthreads = 0, nfn = 0, nrg = 0, nclosed, i;
   fnt_calls_agg *agg = 0;
@@ -487,6 +488,9 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   nclosed = nrg;
   writeCallsGroups(open->a, open->n, fnIdx, threads, nthreads, cols, &raw,
                    out, &groups, &extra, &nrg);
+  /* The stacks of the calls (stacks.c), a chunk after the row groups. */
+  if( fnt_calls_stacks_write(closed, open, fnIdx, &stacks) ) goto done;
+  if( stacks.len ) emitChunk(out, &stacksDesc, &stacks);
 
   fnt_put_varint(&footer, FNT_FORMAT_VERSION);
   fnt_put_u8(&footer, FNT_TABLE_CALLS);
@@ -529,13 +533,12 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
     fnt_put_varint(&footer, fnt_zigzag(agg[i].incl));
     fnt_put_varint(&footer, fnt_zigzag(agg[i].self));
   }
-  if( fnt_calls_stacks_write(closed, open, fnIdx, &stacks) ) goto done;
-  if( stacks.len ){
+  if( stacks.len ){                 /* optional: the stacks chunk's place */
     fnt_put_varint(&footer, FNT_CALLS_SECTION_STACKS);
-    fnt_put_varint(&footer, stacks.len);
-    fnt_buf_append(&footer, stacks.data, stacks.len);
+    fnt_put_varint(&footer, stacksDesc.len);
+    fnt_buf_append(&footer, stacksDesc.data, stacksDesc.len);
   }
-  if( groups.failed || extra.failed ) goto done;
+  if( groups.failed || extra.failed || stacksDesc.failed ) goto done;
   rc = finishFile(out, &footer);
 done:
   fnt_buf_free(&footer);
@@ -543,6 +546,7 @@ done:
   fnt_buf_free(&extra);
   fnt_buf_free(&raw);
   fnt_buf_free(&stacks);
+  fnt_buf_free(&stacksDesc);
   fnt_free(cols);
   fnt_free(threads);
   fnt_free(fnIdx);

@@ -5,6 +5,9 @@
 ** without a window, flame.c) adds up O(stacks x files) instead of reading
 ** every call.
 **
+** The section is a chunk of the file after the row groups, which the
+** footer only points at: readers other than fnt_flame never load it.
+**
 ** A stack is a node (parent node, function).  Within one file every call's
 ** parent is among the file's rows: a parent ends at or after its child, so
 ** it ended in the same derivation or is one of the frames still open at
@@ -134,23 +137,44 @@ done:
   return rc;
 }
 
-int fnt_calls_stacks_parse(fnt_segment *s, fnt_rd *r){
-  uint64_t n = fnt_get_varint(r), i;
-  if( !r->ok || n>(uint64_t)(r->end - r->p) ) return FNT_E_CORRUPT;
-  s->stacks = fnt_calloc(n+1, sizeof(fnt_calls_stack));
-  if( s->stacks==0 ) return FNT_E_NOMEM;
-  for(i=0; i<n && r->ok; i++){
-    fnt_calls_stack *x = &s->stacks[i];
-    uint64_t parent = fnt_get_varint(r), fn = fnt_get_varint(r);
-    x->calls = (int64_t)fnt_get_varint(r);
-    x->self = fnt_unzigzag(fnt_get_varint(r));
+int fnt_calls_stacks_read(fnt_store *st, const fnt_segment *s,
+                          fnt_calls_stack **out, uint32_t *nOut){
+  fnt_buf scratch = {0}, raw = {0};
+  fnt_calls_stack *v = 0;
+  fnt_rd r;
+  uint64_t n = 0, i;
+  int rc;
+  *out = 0;
+  *nOut = 0;
+  rc = fnt_segment_read_stacks(st, s, &scratch, &raw);
+  if( rc ) goto done;
+  r.p = raw.data;
+  r.end = raw.data + raw.len;
+  r.ok = 1;
+  n = fnt_get_varint(&r);
+  if( !r.ok || n>raw.len ) goto corrupt;
+  v = fnt_calloc(n+1, sizeof(fnt_calls_stack));
+  if( v==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  for(i=0; i<n && r.ok; i++){
+    fnt_calls_stack *x = &v[i];
+    uint64_t parent = fnt_get_varint(&r), fn = fnt_get_varint(&r);
+    x->calls = (int64_t)fnt_get_varint(&r);
+    x->self = fnt_unzigzag(fnt_get_varint(&r));
     /* A parent numbered before its child; a function of the table. */
-    if( parent>i || fn>=s->nfuncs ) return FNT_E_CORRUPT;
+    if( parent>i || fn>=s->nfuncs ) goto corrupt;
     x->parent = (uint32_t)parent;
     x->fn = (uint32_t)fn;
   }
-  if( !r->ok ) return FNT_E_CORRUPT;
-  s->nstacks = (uint32_t)n;
-  s->has_stacks = 1;
-  return FNT_OK;
+  if( !r.ok || r.p!=r.end ) goto corrupt;
+  *out = v;
+  *nOut = (uint32_t)n;
+  v = 0;
+  goto done;
+corrupt:
+  rc = fnt_err(st, FNT_E_CORRUPT, "%s: stacks chunk: malformed", s->full_path);
+done:
+  fnt_free(v);
+  fnt_buf_free(&scratch);
+  fnt_buf_free(&raw);
+  return rc;
 }
