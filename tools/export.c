@@ -7,8 +7,10 @@
 **   folded      fnt_flame's rows as "stack self_ns" lines (flamegraph.pl,
 **               inferno, speedscope).
 **   speedscope  speedscope's file format, one "evented" profile per thread
-**               (O/C events in nanoseconds), each thread's calls read in
-**               start order a time slice at a time (memory: one slice).
+**               (O/C events in nanoseconds): the calls read a time slice
+**               at a time (memory: one slice), sorted per thread by start,
+**               each thread's events kept in a temporary file until its
+**               profile is written (64 threads a pass).
 **   pprof       gzipped profile.proto (go tool pprof): one sample per
 **               distinct stack with values calls/count and wall/nanoseconds;
 **               the protobuf is encoded here by hand (varints and lengths),
@@ -353,61 +355,112 @@ static int64_t frameOf(frames *fr, const char *z){
 }
 
 /* A call of one slice, and the frames still open on a thread's stack. */
-typedef struct ss_call { int64_t start, end, call_id, parent_id; uint32_t frame; } ss_call;
+typedef struct ss_call {
+  int64_t start, end, call_id, parent_id;
+  uint32_t frame, thread;          /* thread: its index in the group */
+} ss_call;
 typedef struct ss_open { int64_t end, call_id; uint32_t frame; } ss_open;
+
+/* One thread's profile being written: its events go to a temporary file
+** (a profile's events must be contiguous, and a slice holds every thread's
+** calls), copied into the output when the group's threads are done. */
+typedef struct ss_thread {
+  ob out;
+  ss_open *stack;
+  size_t ns, caps;
+  int64_t first, last;
+  int none;                        /* no event written yet */
+} ss_thread;
 
 static int cmpSsCall(const void *a, const void *b){
   const ss_call *x = a, *y = b;
+  if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
   if( x->start!=y->start ) return x->start<y->start ? -1 : 1;
   return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
 }
 
-/* Calls per slice of the run's time that a speedscope export holds. */
+/* Calls per slice of the run's time that a speedscope export holds
+** ($FNT_SPEEDSCOPE_SLICE_CALLS overrides it: the tests make slices tiny),
+** and threads written at once (one temporary file each). */
 #define SS_SLICE_CALLS (1u<<20)
+#define SS_GROUP       64
 
-static void ssEvent(ob *out, const char *type, uint32_t frame, int64_t at, int *first){
-  obStr(out, *first ? "\n{\"type\":\"" : ",\n{\"type\":\"");
-  *first = 0;
-  obStr(out, type);
-  obStr(out, "\",\"frame\":");
-  obInt(out, frame);
-  obStr(out, ",\"at\":");
-  obInt(out, at);
-  obMem(out, "}", 1);
+static void ssEvent(ss_thread *t, const char *type, uint32_t frame, int64_t at){
+  obStr(&t->out, t->none ? "\n{\"type\":\"" : ",\n{\"type\":\"");
+  t->none = 0;
+  obStr(&t->out, type);
+  obStr(&t->out, "\",\"frame\":");
+  obInt(&t->out, frame);
+  obStr(&t->out, ",\"at\":");
+  obInt(&t->out, at);
+  obMem(&t->out, "}", 1);
 }
 
-/* One thread's profile: its calls in start order (a parent before its
-** children), slice by slice, against a stack of open frames: the frames
-** above a call's parent close (C, at their end) before it opens (O), so
-** events are nested and ordered by time. */
-static int ssThread(fnt_snapshot *snap, const cli_export *o, uint32_t thread,
-                    int64_t lo, int64_t hi, int64_t width, frames *fr, ob *out,
-                    uint64_t *ncalls){
+/* A thread's next call, in start order (a parent before its children):
+** the frames above its parent close (C, at their end: they ended before
+** it) and it opens (O), so events nest and never go back in time. */
+static int ssCall(ss_thread *t, const ss_call *c){
+  while( t->ns>0 && t->stack[t->ns-1].call_id!=c->parent_id ){
+    t->ns--;
+    ssEvent(t, "C", t->stack[t->ns].frame, t->stack[t->ns].end);
+  }
+  if( t->ns==t->caps ){
+    size_t nNew = t->caps ? t->caps*2 : 64;
+    ss_open *x = realloc(t->stack, nNew*sizeof(*x));
+    if( x==0 ) return FNT_E_NOMEM;
+    t->stack = x;
+    t->caps = nNew;
+  }
+  ssEvent(t, "O", c->frame, c->start);
+  if( c->start<t->first ) t->first = c->start;    /* began before the window */
+  if( c->end>t->last ) t->last = c->end;
+  t->stack[t->ns].end = c->end;
+  t->stack[t->ns].call_id = c->call_id;
+  t->stack[t->ns++].frame = c->frame;
+  return FNT_OK;
+}
+
+/* Threads ts[g0..g1) of the export: the run's time [lo, hi] slice by
+** slice, every thread of the group at once, each profile then copied from
+** its temporary file into `out`. */
+static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
+                   size_t g0, size_t g1, int64_t lo, int64_t hi, int64_t width,
+                   frames *fr, ob *out, uint64_t *ncalls){
   const char *run = o->run;
+  size_t ng = g1-g0, nv = 0, capv = 0, i;
+  ss_thread *th = calloc(ng, sizeof(ss_thread));
   ss_call *v = 0;
-  ss_open *stack = 0;
-  size_t nv = 0, capv = 0, ns = 0, caps = 0, i;
-  int64_t a, first = lo, last = lo;
-  int none = 1, rc = FNT_OK;
-  obStr(out, "{\"type\":\"evented\",\"name\":\"thread ");
-  obInt(out, thread);
-  obStr(out, "\",\"unit\":\"nanoseconds\",\"events\":[");
+  int64_t a;
+  int rc = FNT_OK;
+  if( th==0 ) return FNT_E_NOMEM;
+  for(i=0; i<ng && rc==FNT_OK; i++){
+    th[i].out.f = tmpfile();
+    th[i].first = lo;
+    th[i].last = lo;
+    th[i].none = 1;
+    if( th[i].out.f==0 ) rc = FNT_E_IO;
+  }
   for(a=lo; rc==FNT_OK && a<=hi; a = a>hi-width ? hi+1 : a+width){
-    int64_t b = a>hi-width ? hi : a+width-1;   /* the slice [a, b] */
     fnt_call_predicate p;
     fnt_calls *sc = 0;
     const fnt_call *c;
     windowPredicate(o, &run, &p);
-    p.thread = thread;
+    if( ng==1 ) p.thread = ts[g0];
     p.t0 = a;
-    p.t1 = b;
+    p.t1 = a>hi-width ? hi : a+width-1;         /* the slice [t0, t1] */
     nv = 0;
     rc = fnt_calls_open(snap, &p, &sc);
     while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+      size_t lo2 = g0, hi2 = g1;
       int64_t fid;
       rc = FNT_OK;
       /* A call that started in an earlier slice was given there. */
       if( (c->start_ns<a && a>lo) || !inWindow(o, c) ) continue;
+      while( lo2<hi2 ){
+        size_t mid = (lo2+hi2)/2;
+        if( ts[mid]<c->thread ) lo2 = mid+1; else hi2 = mid;
+      }
+      if( lo2==g1 || ts[lo2]!=c->thread ) continue;   /* another group's */
       if( nv==capv ){
         size_t nNew = capv ? capv*2 : 4096;
         ss_call *x = realloc(v, nNew*sizeof(*x));
@@ -420,45 +473,44 @@ static int ssThread(fnt_snapshot *snap, const cli_export *o, uint32_t thread,
       v[nv].end = c->end_ns;
       v[nv].call_id = c->call_id;
       v[nv].parent_id = c->parent_id;
+      v[nv].thread = (uint32_t)(lo2-g0);
       v[nv++].frame = (uint32_t)fid;
     }
     fnt_calls_close(sc);
     if( rc<0 ) break;
     rc = FNT_OK;
     if( nv>1 ) qsort(v, nv, sizeof(*v), cmpSsCall);
-    for(i=0; i<nv; i++){
-      /* Close the frames above the call's parent (they ended before it). */
-      while( ns>0 && stack[ns-1].call_id!=v[i].parent_id ){
-        ns--;
-        ssEvent(out, "C", stack[ns].frame, stack[ns].end, &none);
+    for(i=0; i<nv && rc==FNT_OK; i++) rc = ssCall(&th[v[i].thread], &v[i]);
+    *ncalls += nv;
+  }
+  for(i=0; i<ng; i++){
+    ss_thread *t = &th[i];
+    char buf[1<<15];
+    size_t n;
+    if( rc==FNT_OK ){
+      while( t->ns>0 ){
+        t->ns--;
+        ssEvent(t, "C", t->stack[t->ns].frame, t->stack[t->ns].end);
       }
-      if( ns==caps ){
-        size_t nNew = caps ? caps*2 : 64;
-        ss_open *x = realloc(stack, nNew*sizeof(*x));
-        if( x==0 ){ rc = FNT_E_NOMEM; break; }
-        stack = x;
-        caps = nNew;
-      }
-      ssEvent(out, "O", v[i].frame, v[i].start, &none);
-      if( v[i].start<first ) first = v[i].start;   /* began before the window */
-      stack[ns].end = v[i].end;
-      stack[ns].call_id = v[i].call_id;
-      stack[ns++].frame = v[i].frame;
-      if( v[i].end>last ) last = v[i].end;
-      ++*ncalls;
+      obFlush(&t->out);
+      if( fflush(t->out.f) || ferror(t->out.f) ) rc = FNT_E_IO;
+      rewind(t->out.f);
+      obStr(out, g0+i ? ",\n{\"type\":\"evented\",\"name\":\"thread "
+                      : "\n{\"type\":\"evented\",\"name\":\"thread ");
+      obInt(out, ts[g0+i]);
+      obStr(out, "\",\"unit\":\"nanoseconds\",\"events\":[");
+      while( rc==FNT_OK && (n = fread(buf, 1, sizeof(buf), t->out.f))>0 ) obMem(out, buf, n);
+      obStr(out, "\n],\"startValue\":");
+      obInt(out, t->first);
+      obStr(out, ",\"endValue\":");
+      obInt(out, t->last);
+      obMem(out, "}", 1);
     }
+    if( t->out.f ) fclose(t->out.f);
+    free(t->stack);
   }
-  while( rc==FNT_OK && ns>0 ){
-    ns--;
-    ssEvent(out, "C", stack[ns].frame, stack[ns].end, &none);
-  }
-  obStr(out, "\n],\"startValue\":");
-  obInt(out, first);
-  obStr(out, ",\"endValue\":");
-  obInt(out, last);
-  obMem(out, "}", 1);
+  free(th);
   free(v);
-  free(stack);
   return rc;
 }
 
@@ -478,7 +530,7 @@ static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
   out.f = f;
   out.n = 0;
   /* Threads and the time span from the depth-0 calls (every call lies
-  ** within one); their count sizes the slices. */
+  ** within one); the run's calls size the slices. */
   windowPredicate(o, &run, &p);
   p.depth_max = 0;
   rc = fnt_calls_open(snap, &p, &sc);
@@ -502,15 +554,19 @@ static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
     if( hi>o->win.t1-1 ) hi = o->win.t1-1;
   }
   /* Slices that hold about SS_SLICE_CALLS calls if calls were spread evenly. */
-  width = hi>=lo ? (int64_t)((double)(hi-lo+1) * SS_SLICE_CALLS / (double)(total ? total : 1)) : 1;
+  {
+    const char *z = getenv("FNT_SPEEDSCOPE_SLICE_CALLS");
+    double per = z && atof(z)>0 ? atof(z) : SS_SLICE_CALLS;
+    width = hi>=lo ? (int64_t)((double)(hi-lo+1) * per / (double)(total ? total : 1)) : 1;
+  }
   if( width<1 ) width = 1;
   obStr(&out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
               "\"exporter\":\"fntrace\",\"name\":");
   obJson(&out, o->run);
   obStr(&out, ",\"activeProfileIndex\":0,\"profiles\":[");
-  for(i=0; rc==FNT_OK && i<ts.n; i++){
-    obStr(&out, i ? ",\n" : "\n");
-    rc = ssThread(snap, o, ts.a[i], lo, hi, width, &fr, &out, ncalls);
+  for(i=0; rc==FNT_OK && i<ts.n; i+=SS_GROUP){
+    rc = ssGroup(snap, o, ts.a, i, i+SS_GROUP<ts.n ? i+SS_GROUP : ts.n, lo, hi, width,
+                 &fr, &out, ncalls);
   }
   if( rc<0 ) goto done;
   rc = FNT_OK;

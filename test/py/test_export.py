@@ -37,8 +37,9 @@ CALLS_SQL = ("SELECT thread, call_id, parent_id, depth, start_ns, end_ns, symbol
              "FROM fn_trace_calls WHERE run_id = ?")
 
 
-def fnt(wh, *args, ok=True):
-    p = subprocess.run([FNT, "-w", wh] + [str(a) for a in args], capture_output=True)
+def fnt(wh, *args, ok=True, env=None):
+    p = subprocess.run([FNT, "-w", wh] + [str(a) for a in args], capture_output=True,
+                       env=dict(os.environ, **(env or {})))
     if ok:
         assert p.returncode == 0, p.stderr.decode()
     return p
@@ -286,6 +287,10 @@ def test_exports(runs, fmt):
                 assert ("%d calls" % len(sel)).encode() in p.stderr, what
             elif fmt == "speedscope":
                 check_speedscope(path, sel)
+                # slices of ~7 calls: calls span slices, frames stay open across
+                fnt(wh, "export", run, "--format", fmt, "-o", path, *win_args(win),
+                    env={"FNT_SPEEDSCOPE_SLICE_CALLS": "7"})
+                check_speedscope(path, sel)
             elif fmt == "folded":
                 text = open(path).read()
                 assert text == "".join("%s %d\n" % (s, n) for s, n, _ in rows), what
@@ -382,3 +387,25 @@ def test_bad_arguments(runs, args, msg):
     wh = runs[0]
     p = fnt(wh, *args, ok=False)
     assert p.returncode in (1, 2) and msg in p.stderr.decode(), p.stderr.decode()
+
+
+def test_speedscope_many_threads(tmp_path):
+    """150 threads: written 64 at a time, each its own profile."""
+    wh = str(tmp_path / "wh")
+    conn = tc.connect(wh)
+    evs, seq = [], 0
+    for th in range(150):
+        for k in range(3):
+            t = 100 * k + th
+            evs += [(th, seq, t, "outer", "", "entry"), (th, seq + 1, t + 5, "inner", "", "entry"),
+                    (th, seq + 2, t + 9, "inner", "", "exit"),
+                    (th, seq + 3, t + 20, "outer", "", "exit")]
+            seq += 4
+    assert tc.file(conn, tc.chunk_doc("acme/t", None, "threads", evs, 0, 1, len(evs))) == 1
+    calls = conn.execute(CALLS_SQL, ("threads",)).fetchall()
+    assert len(calls) == 900
+    path = str(tmp_path / "t.speedscope")
+    for env in ({}, {"FNT_SPEEDSCOPE_SLICE_CALLS": "50"}):
+        fnt(wh, "export", "threads", "--format", "speedscope", "-o", path, env=env)
+        check_speedscope(path, calls)
+    conn.close()
