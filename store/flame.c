@@ -32,13 +32,6 @@ typedef struct flame_call {
   uint32_t thread, depth;
 } flame_call;
 
-/* A stack node: (parent node, symbol). */
-typedef struct flame_node {
-  uint32_t parent;        /* UINT32_MAX at depth 0 */
-  uint32_t sym;
-  int64_t self;           /* summed self_ns, or clipped self in a window */
-  int64_t calls;
-} flame_node;
 
 struct fnt_flame {
   fnt_flame_row *rows;
@@ -52,10 +45,9 @@ typedef struct flame_build {
   char **sym;
   uint32_t nsym, capsym;
   uint32_t *symslot, symmask;
-  /* nodes, interned by (parent, sym) */
-  flame_node *node;
-  uint32_t nnode, capnode;
-  uint32_t *nodeslot, nodemask;
+  /* stack nodes (parent + 1, symbol id): self is the summed self_ns, or in
+  ** a window the clipped self */
+  fnt_stacktab nodes;
   /* the calls read */
   flame_call *call;
   size_t ncall, capcall;
@@ -75,11 +67,6 @@ static uint64_t hashStr(const char *z){
   uint64_t h = 1469598103934665603ull;
   for(; *z; z++) h = (h ^ (unsigned char)*z) * 1099511628211ull;
   return h;
-}
-
-static uint64_t hashPair(uint32_t a, uint32_t b){
-  uint64_t h = ((uint64_t)a<<32 | b) * 0x9E3779B97F4A7C15ull;
-  return h ^ (h>>29);
 }
 
 /* Grows an open-addressing table of ids (+1, 0 empty) to twice `n` slots
@@ -106,9 +93,6 @@ static int growSlots(uint32_t **slot, uint32_t *mask, uint32_t n,
 }
 
 static uint64_t symHash(const flame_build *b, uint32_t i){ return hashStr(b->sym[i]); }
-static uint64_t nodeHash(const flame_build *b, uint32_t i){
-  return hashPair(b->node[i].parent, b->node[i].sym);
-}
 
 static int internSym(flame_build *b, const char *z, uint32_t *id){
   uint32_t h;
@@ -130,27 +114,9 @@ static int internSym(flame_build *b, const char *z, uint32_t *id){
   return FNT_OK;
 }
 
+/* The node (parent node or UINT32_MAX at depth 0, symbol). */
 static int internNode(flame_build *b, uint32_t parent, uint32_t sym, uint32_t *id){
-  uint32_t h;
-  if( growSlots(&b->nodeslot, &b->nodemask, b->nnode, nodeHash, b) ) return FNT_E_NOMEM;
-  for(h = (uint32_t)hashPair(parent, sym) & b->nodemask; b->nodeslot[h];
-      h = (h+1) & b->nodemask){
-    const flame_node *x = &b->node[b->nodeslot[h]-1];
-    if( x->parent==parent && x->sym==sym ){ *id = b->nodeslot[h]-1; return FNT_OK; }
-  }
-  if( b->nnode==b->capnode ){
-    uint32_t nNew = b->capnode ? b->capnode*2 : 1024;
-    flame_node *a = fnt_realloc(b->node, (size_t)nNew*sizeof(*a));
-    if( a==0 ) return FNT_E_NOMEM;
-    b->node = a;
-    b->capnode = nNew;
-  }
-  memset(&b->node[b->nnode], 0, sizeof(flame_node));
-  b->node[b->nnode].parent = parent;
-  b->node[b->nnode].sym = sym;
-  b->nodeslot[h] = ++b->nnode;
-  *id = b->nnode-1;
-  return FNT_OK;
+  return fnt_stacktab_intern(&b->nodes, parent==UINT32_MAX ? 0 : parent+1, sym, id);
 }
 
 /* By (call_id, depth, thread): parents first, also where a run's events
@@ -249,12 +215,12 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
       if( !(c->start < w->t1 && (c->end > w->t0 || c->start >= w->t0)) ) continue;
       s = c->start > w->t0 ? c->start : w->t0;
       e = c->end < w->t1 ? c->end : w->t1;
-      if( parent!=UINT32_MAX ) b->node[parent].self -= e - s;
-      b->node[id].self += e - s;
+      if( parent!=UINT32_MAX ) b->nodes.node[parent].self -= e - s;
+      b->nodes.node[id].self += e - s;
     }else{
-      b->node[id].self += c->self;
+      b->nodes.node[id].self += c->self;
     }
-    b->node[id].calls++;
+    b->nodes.node[id].calls++;
   }
   fnt_free(nodeOf);
   return FNT_OK;
@@ -279,8 +245,8 @@ static int addFileStacks(flame_build *b, const fnt_segment *seg, int *ok){
       break;
     }
     nodeOf[i] = id;
-    b->node[id].self += x->self;
-    b->node[id].calls += x->calls;
+    b->nodes.node[id].self += x->self;
+    b->nodes.node[id].calls += x->calls;
   }
   fnt_free(nodeOf);
   fnt_free(v);
@@ -351,19 +317,20 @@ static int makeRows(flame_build *b, fnt_flame *f){
   size_t total = 0, off = 0, i, n = 0;
   size_t *len;
   uint32_t k;
-  len = fnt_calloc(b->nnode ? b->nnode : 1, sizeof(size_t));
+  const fnt_calls_stack *node = b->nodes.node;
+  len = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
   if( len==0 ) return FNT_E_NOMEM;
   /* Nodes are interned after their parents: one pass gives every length. */
-  for(k=0; k<b->nnode; k++){
-    const flame_node *x = &b->node[k];
-    len[k] = strlen(b->sym[x->sym]) + (x->parent==UINT32_MAX ? 0 : len[x->parent]+1);
+  for(k=0; k<b->nodes.n; k++){
+    const fnt_calls_stack *x = &node[k];
+    len[k] = strlen(b->sym[x->fn]) + (x->parent ? len[x->parent-1]+1 : 0);
     if( x->calls ){ total += len[k]+1; n++; }
   }
   f->rows = fnt_calloc(n ? n : 1, sizeof(fnt_flame_row));
   f->text = fnt_malloc(total ? total : 1);
   if( f->rows==0 || f->text==0 ){ fnt_free(len); return FNT_E_NOMEM; }
-  for(k=0; k<b->nnode; k++){
-    const flame_node *x = &b->node[k];
+  for(k=0; k<b->nodes.n; k++){
+    const fnt_calls_stack *x = &node[k];
     uint32_t j;
     char *z;
     size_t end;
@@ -371,9 +338,9 @@ static int makeRows(flame_build *b, fnt_flame *f){
     z = f->text + off;
     z[len[k]] = 0;
     /* Written from the top of the stack down to depth 0. */
-    for(j=k, end=len[k]; j!=UINT32_MAX; j=b->node[j].parent){
-      size_t m = strlen(b->sym[b->node[j].sym]);
-      memcpy(z+end-m, b->sym[b->node[j].sym], m);
+    for(j=k+1, end=len[k]; j; j=node[j-1].parent){
+      size_t m = strlen(b->sym[node[j-1].fn]);
+      memcpy(z+end-m, b->sym[node[j-1].fn], m);
       end -= m;
       if( end ) z[--end] = ';';
     }
@@ -402,8 +369,7 @@ static void buildClear(flame_build *b){
   for(i=0; i<b->nsym; i++) fnt_free(b->sym[i]);
   fnt_free(b->sym);
   fnt_free(b->symslot);
-  fnt_free(b->node);
-  fnt_free(b->nodeslot);
+  fnt_stacktab_clear(&b->nodes);
   fnt_free(b->call);
 }
 

@@ -50,6 +50,18 @@ typedef struct fnt_calls_stack {
   int64_t calls, self;
 } fnt_calls_stack;
 
+/* Stack nodes interned by (parent, fn) to dense ids (stacks.c): the
+** writer's nodes, and fnt_flame's (fn: a symbol id there).  New nodes
+** start with calls and self 0. */
+typedef struct fnt_stacktab {
+  fnt_calls_stack *node;
+  uint32_t n, cap;
+  uint32_t *slot, mask;       /* open addressing: id + 1, 0 empty */
+} fnt_stacktab;
+int fnt_stacktab_intern(fnt_stacktab *t, uint32_t parent, uint32_t fn,
+                        uint32_t *id);            /* FNT_OK or FNT_E_NOMEM */
+void fnt_stacktab_clear(fnt_stacktab *t);
+
 /* Optional sections of a calls segment's footer, after the aggregates. */
 #define FNT_CALLS_SECTION_STACKS 1
 

@@ -34,19 +34,12 @@ static int cmpById(const void *a, const void *b){
   return cmpKey(a, y->call_id, y->depth, y->thread);
 }
 
-/* The node numbers, interned by (parent + 1, function). */
-typedef struct node_tab {
-  fnt_calls_stack *node;
-  uint32_t n, cap;
-  uint32_t *slot, mask;
-} node_tab;
-
 static uint32_t nodeHash(uint32_t parent, uint32_t fn){
   uint64_t h = ((uint64_t)parent<<32 | fn) * 0x9E3779B97F4A7C15ull;
   return (uint32_t)(h ^ (h>>29));
 }
 
-static int nodeIntern(node_tab *t, uint32_t parent, uint32_t fn, uint32_t *id){
+int fnt_stacktab_intern(fnt_stacktab *t, uint32_t parent, uint32_t fn, uint32_t *id){
   uint32_t h, i;
   if( (uint64_t)(t->n+1)*2 > (t->slot ? (uint64_t)t->mask+1 : 0) ){
     uint32_t nSlot = t->slot ? (t->mask+1)*2 : 1024;
@@ -80,12 +73,18 @@ static int nodeIntern(node_tab *t, uint32_t parent, uint32_t fn, uint32_t *id){
   return FNT_OK;
 }
 
+void fnt_stacktab_clear(fnt_stacktab *t){
+  fnt_free(t->node);
+  fnt_free(t->slot);
+  memset(t, 0, sizeof(*t));
+}
+
 int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
                            const uint32_t *fnIdx, fnt_buf *out){
   size_t nall = closed->n + open->n, i;
   by_id *ids = fnt_malloc((nall+1)*sizeof(by_id));
   uint32_t *nodeOf = fnt_malloc((nall+1)*sizeof(uint32_t));
-  node_tab t = {0};
+  fnt_stacktab t = {0};
   int rc = FNT_E_NOMEM;
   if( ids==0 || nodeOf==0 ) goto done;
   for(i=0; i<nall; i++){
@@ -114,7 +113,7 @@ int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
       }
       parent = nodeOf[ids[lo].k] + 1;
     }
-    if( nodeIntern(&t, parent, fnIdx[c->fn], &id) ) goto done;
+    if( fnt_stacktab_intern(&t, parent, fnIdx[c->fn], &id) ) goto done;
     nodeOf[k] = id;
     if( k<closed->n ){
       t.node[id].calls++;
@@ -132,8 +131,7 @@ int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
 done:
   fnt_free(ids);
   fnt_free(nodeOf);
-  fnt_free(t.node);
-  fnt_free(t.slot);
+  fnt_stacktab_clear(&t);
   return rc;
 }
 

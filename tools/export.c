@@ -741,10 +741,7 @@ static const char exportUsage[] =
   "them to it.  A summary goes to stderr unless -q.\n\n"
   "options:\n"
   "  --format F      chrome, folded, speedscope or pprof (required)\n"
-  "  -o, --output F  write to F (default: stdout)\n"
-  "  --from NS       the window [NS, --to NS) in the run's nanoseconds\n"
-  "  --to NS\n"
-  "  --thread T      that thread only (with --from/--to)\n"
+  CLI_WINDOW_HELP
   "  -h, --help      this text\n";
 
 static const char exportExample[] =

@@ -386,10 +386,7 @@ static const char flameUsage[] =
   "from RUN_A: red slower, blue faster, white unchanged (difffolded.pl +\n"
   "flamegraph.pl's colours); the tooltip gives the changes.\n\n"
   "options:\n"
-  "  -o, --output F  write to F (default: stdout)\n"
-  "  --from NS       the window [NS, --to NS) in the run's nanoseconds\n"
-  "  --to NS\n"
-  "  --thread T      that thread only (with --from/--to)\n"
+  CLI_WINDOW_HELP
   "  --diff          compare RUN_B with RUN_A\n"
   "  -h, --help      this text\n";
 

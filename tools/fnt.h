@@ -87,6 +87,12 @@ typedef struct cli_export {
   int has_win, diff;
   fnt_flame_window win;         /* when has_win */
 } cli_export;
+/* The help lines of the window options. */
+#define CLI_WINDOW_HELP \
+  "  -o, --output F  write to F (default: stdout)\n" \
+  "  --from NS       the window [NS, --to NS) in the run's nanoseconds\n" \
+  "  --to NS\n" \
+  "  --thread T      that thread only (with --from/--to)\n"
 /* Parses argv; -1 to go on, else the exit status (0 help printed to
 ** stdout, 2 a usage error reported). */
 int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,

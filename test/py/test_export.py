@@ -125,27 +125,29 @@ def check_speedscope(path, calls):
         assert p["endValue"] >= max(c[5] for c in by_thread[th])
 
 
+def varint(buf, i):
+    """The varint at buf[i:] and the index after it."""
+    v = s = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << s
+        s += 7
+        if b < 0x80:
+            return v, i
+
+
 def pb_fields(buf):
     """(field, wire type, value) of a protobuf message: ints or bytes."""
     i, out = 0, []
-
-    def varint():
-        nonlocal i
-        v = s = 0
-        while True:
-            b = buf[i]
-            i += 1
-            v |= (b & 0x7F) << s
-            s += 7
-            if b < 0x80:
-                return v
     while i < len(buf):
-        key = varint()
+        key, i = varint(buf, i)
         f, w = key >> 3, key & 7
         if w == 0:
-            out.append((f, w, varint()))
+            v, i = varint(buf, i)
+            out.append((f, w, v))
         elif w == 2:
-            n = varint()
+            n, i = varint(buf, i)
             out.append((f, w, buf[i:i + n]))
             i += n
         else:
@@ -156,14 +158,7 @@ def pb_fields(buf):
 def _packed(buf):
     vals, i = [], 0
     while i < len(buf):
-        v = s = 0
-        while True:
-            b = buf[i]
-            i += 1
-            v |= (b & 0x7F) << s
-            s += 7
-            if b < 0x80:
-                break
+        v, i = varint(buf, i)
         vals.append(v)
     return vals
 
