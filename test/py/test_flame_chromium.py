@@ -29,6 +29,7 @@ def find_chromium():
     exe = shutil.which("chromium")
     if exe is None and os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        env.pop("LD_PRELOAD", None)
         subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env,
                        capture_output=True)
         exe = shutil.which("chromium")
@@ -42,9 +43,11 @@ CHROMIUM = find_chromium()
 
 
 def browse(url, *extra):
+    # Not under the sanitizer build's LD_PRELOAD (libasan): Chromium is not ours.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     p = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                         "--enable-logging=stderr", "--v=0"] + list(extra) + [url],
-                       capture_output=True, timeout=120)
+                       capture_output=True, timeout=120, env=env)
     console = [line for line in p.stderr.decode(errors="replace").splitlines()
                if ":CONSOLE" in line]
     return p, console
