@@ -79,9 +79,10 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             fnt_callvec *closed, fnt_callvec *open,
                             fnt_buf *out, fnt_calls_bounds *bounds);
 
-/* ---- stacks.c: a calls segment's stacks section (its bytes, without the
-** tag and length), the functions numbered by fnIdx; nothing is written
-** when a call's parent is not among the rows.  @return FNT_OK or NOMEM. */
+/* ---- stacks.c: a calls segment's stacks chunk (its raw bytes), the
+** functions numbered by fnIdx; nothing is written when a call's parent is
+** not among the rows, or when the nodes would not fold the rows
+** (segment.h).  @return FNT_OK or NOMEM. */
 int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
                            const uint32_t *fnIdx, fnt_buf *out);
 

@@ -64,6 +64,11 @@ void fnt_stacktab_clear(fnt_stacktab *t);
 
 /* Optional sections of a calls segment's footer, after the aggregates. */
 #define FNT_CALLS_SECTION_STACKS 1
+/* A stacks chunk is written when it has at most one node per
+** FNT_STACKS_MIN_FOLD rows of the file, or is at most FNT_STACKS_SMALL
+** bytes. */
+#define FNT_STACKS_MIN_FOLD 4
+#define FNT_STACKS_SMALL    4096
 
 
 

@@ -128,6 +128,9 @@ int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
     fnt_put_varint(out, fnt_zigzag(t.node[i].self));
   }
   rc = out->failed ? FNT_E_NOMEM : FNT_OK;
+  /* Worth its bytes only when it folds the rows: where nearly every call
+  ** has a stack of its own, reading the calls costs about the same. */
+  if( (uint64_t)t.n*FNT_STACKS_MIN_FOLD > nall && out->len>FNT_STACKS_SMALL ) out->len = 0;
 done:
   fnt_free(ids);
   fnt_free(nodeOf);
