@@ -129,6 +129,23 @@ int cli_run_filed(fnt_store *st, const char *cmd, const char *run_id){
   return rc;
 }
 
+void cli_export_summary(const char *cmd, const char *run, const char *what,
+                        uint64_t n, const char *out){
+  int toStdout = out==0 || strcmp(out, "-")==0;
+  if( cli_g.json && !toStdout ){
+    cli_json_begin();
+    cli_json_str("run_id", run);
+    cli_json_str("format", what);
+    cli_json_int(strcmp(cmd, "flame")==0 ? "stacks" : "calls", (long long)n);
+    cli_json_str("output", out);
+    cli_json_end();
+  }else if( !cli_g.quiet && !cli_g.json ){
+    fprintf(stderr, "fnt %s: %s: %llu %s as %s to %s\n", cmd, run,
+            (unsigned long long)n, strcmp(cmd, "flame")==0 ? "stacks" : "calls",
+            what, toStdout ? "stdout" : out);
+  }
+}
+
 FILE *cli_export_open(const char *cmd, const char *path){
   FILE *f;
   if( path==0 || strcmp(path, "-")==0 ) return stdout;
@@ -738,7 +755,8 @@ static const char exportUsage[] =
   "              wall/nanoseconds): go tool pprof\n"
   "Streamed: memory stays bounded whatever the run's size.  With a window,\n"
   "chrome and speedscope give the calls in it whole; folded and pprof clip\n"
-  "them to it.  A summary goes to stderr unless -q.\n\n"
+  "them to it.  A summary goes to stderr unless -q (--json: a JSON object on\n"
+  "stdout, when -o names a file).\n\n"
   "options:\n"
   "  --format F      chrome, folded, speedscope or pprof (required)\n"
   CLI_WINDOW_HELP
@@ -815,10 +833,7 @@ int cmd_export(int argc, char **argv){
   }
   fnt_snapshot_release(snap);
   status = cli_export_close("export", o.out, f, status);
-  if( status==0 && !cli_g.quiet ){
-    fprintf(stderr, "fnt export: %s: %llu calls as %s to %s\n", o.run,
-            (unsigned long long)ncalls, o.format, o.out ? o.out : "stdout");
-  }
+  if( status==0 ) cli_export_summary("export", o.run, o.format, ncalls, o.out);
   fnt_close(st);
   return status;
 }

@@ -381,7 +381,9 @@ static const char flameUsage[] =
   "symbol, self and inclusive time and calls; click to zoom, Search to\n"
   "highlight symbols matching a regular expression.  Colours stay with a\n"
   "symbol.  Above 10,000 stacks the thinnest are merged into their callers\n"
-  "(the graph says how many).  With a window, calls are clipped to it.\n\n"
+  "(the graph says how many).  With a window, calls are clipped to it.\n"
+  "A summary goes to stderr unless -q (--json: a JSON object on stdout, when\n"
+  "-o names a file).\n\n"
   "--diff: RUN_B's graph coloured by the change of each stack's self time\n"
   "from RUN_A: red slower, blue faster, white unchanged (difffolded.pl +\n"
   "flamegraph.pl's colours); the tooltip gives the changes.\n\n"
@@ -448,10 +450,8 @@ int cmd_flame(int argc, char **argv){
     status = 0;
   }
   status = cli_export_close("flame", o.out, f, status);
-  if( status==0 && !cli_g.quiet ){
-    fprintf(stderr, "fnt flame: %zu stacks to %s\n", fnt_flame_count(fb),
-            o.out ? o.out : "stdout");
-  }
+  if( status==0 ) cli_export_summary("flame", o.diff ? o.run_b : o.run, "svg",
+                                     fnt_flame_count(fb), o.out);
 done:
   treeFree(&t);
   fnt_flame_free(fa);

@@ -99,6 +99,10 @@ int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
                     cli_export *o);
 /* 1 when run_id is filed; else 0 or -1 after printing why to stderr. */
 int cli_run_filed(fnt_store *st, const char *cmd, const char *run_id);
+/* The summary of an export written to `out`: a line on stderr (none with
+** -q), or with --json a JSON object on stdout when `out` is a file. */
+void cli_export_summary(const char *cmd, const char *run, const char *what,
+                        uint64_t n, const char *out);
 /* The output file (stdout for NULL or "-"); NULL after a message. */
 FILE *cli_export_open(const char *cmd, const char *path);
 /* Flushes and closes f (not stdout); 1 after a message when writing

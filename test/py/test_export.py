@@ -293,6 +293,11 @@ def test_exports(runs, fmt):
                     or win is not None
             else:
                 check_pprof(path, rows)
+    # --json: the summary as a JSON object on stdout
+    run, calls, _ = rs[0]
+    p = fnt(wh, "--json", "export", run, "--format", fmt, "-o", os.path.join(wh, "j"))
+    assert json.loads(p.stdout) == {"run_id": run, "format": fmt, "calls": len(calls),
+                                    "output": os.path.join(wh, "j")} and p.stderr == b""
     # to stdout, quietly
     p = fnt(wh, "-q", "export", rs[0][0], "--format", "folded")
     assert p.stderr == b"" and p.stdout.decode() == conn.execute(
