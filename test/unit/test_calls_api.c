@@ -1,7 +1,8 @@
 /*
 ** test_calls_api.c -- the calls C API (fnt_calls_open with every predicate
-** field, fnt_account_compute, fnt_callgraph_compute) on a run worked out by
-** hand, the one test_calls_cli.sh uses; times in µs x 1000:
+** field, fnt_account_compute, fnt_callgraph_compute, fnt_flame_compute) on
+** a run worked out by hand, the one test_calls_cli.sh uses; times in
+** µs x 1000:
 **
 **   thread 1: main [0,100] { f [10,60] { f [20,50] { f [30,40] } } }
 **   thread 2: main [0,60] { a [10,20] tail_exit, b [20,50] { c [30,50]
@@ -276,6 +277,37 @@ int main(void){
       }
     }
     fnt_heat_free(h);
+  }
+
+  /* fnt_flame: the whole run (both runs: "s" folds two files), a window
+  ** of thread 1, bad arguments. */
+  {
+    static const char *const wholeRun =
+      "main 70000 2|main;a 10000 1|main;b 10000 1|main;b;c 5000 1|"
+      "main;b;c;d 15000 1|main;f 20000 1|main;f;f 20000 1|main;f;f;f 10000 1|";
+    const char *runs[] = {"r", "s"};
+    fnt_flame_window w = {25000, 45000, 1};
+    fnt_flame *f = 0;
+    size_t k;
+    for(k=0; k<3; k++){
+      got[0] = 0;
+      CHECK_RC(st, fnt_flame_compute(snap, k<2 ? runs[k] : "r", k<2 ? 0 : &w, &f), FNT_OK);
+      for(i=0; i<fnt_flame_count(f); i++){
+        const fnt_flame_row *r = &fnt_flame_rows(f)[i];
+        snprintf(got+strlen(got), sizeof(got)-strlen(got), "%s %lld %lld|", r->stack,
+                 (long long)r->self_ns, (long long)r->calls);
+      }
+      CHECK_STR(got, k<2 ? wholeRun
+                         : "main 0 1|main;f 0 1|main;f;f 10000 1|main;f;f;f 10000 1|");
+      fnt_flame_free(f);
+    }
+    CHECK_RC(st, fnt_flame_compute(snap, "nope", 0, &f), FNT_OK);
+    CHECK_EQ_INT(fnt_flame_count(f), 0);
+    fnt_flame_free(f);
+    w.t1 = w.t0;
+    CHECK_RC(st, fnt_flame_compute(snap, "r", &w, &f), FNT_E_MISUSE);
+    CHECK(f==NULL && strstr(fnt_errmsg(st), "must be greater than t0"));
+    CHECK_RC(st, fnt_flame_compute(snap, NULL, 0, &f), FNT_E_MISUSE);
   }
 
   fnt_snapshot_release(snap);
