@@ -130,19 +130,18 @@ int cli_run_filed(fnt_store *st, const char *cmd, const char *run_id){
 }
 
 void cli_export_summary(const char *cmd, const char *run, const char *what,
-                        uint64_t n, const char *out){
+                        uint64_t n, const char *unit, const char *out){
   int toStdout = out==0 || strcmp(out, "-")==0;
   if( cli_g.json && !toStdout ){
     cli_json_begin();
     cli_json_str("run_id", run);
     cli_json_str("format", what);
-    cli_json_int(strcmp(cmd, "flame")==0 ? "stacks" : "calls", (long long)n);
+    cli_json_int(unit, (long long)n);
     cli_json_str("output", out);
     cli_json_end();
   }else if( !cli_g.quiet && !cli_g.json ){
     fprintf(stderr, "fnt %s: %s: %llu %s as %s to %s\n", cmd, run,
-            (unsigned long long)n, strcmp(cmd, "flame")==0 ? "stacks" : "calls",
-            what, toStdout ? "stdout" : out);
+            (unsigned long long)n, unit, what, toStdout ? "stdout" : out);
   }
 }
 
@@ -833,7 +832,7 @@ int cmd_export(int argc, char **argv){
   }
   fnt_snapshot_release(snap);
   status = cli_export_close("export", o.out, f, status);
-  if( status==0 ) cli_export_summary("export", o.run, o.format, ncalls, o.out);
+  if( status==0 ) cli_export_summary("export", o.run, o.format, ncalls, "calls", o.out);
   fnt_close(st);
   return status;
 }

@@ -220,7 +220,7 @@ static const char flameScript[] =
 "'use strict';\n"
 "var W, PAD, details, matchedTxt, frames, zoomed = null;\n"
 "function init(){\n"
-"  var svg = document.documentElement;\n"
+"  var svg = document.getElementById('fntflame');\n"
 "  W = +svg.getAttribute('width'); PAD = +svg.getAttribute('data-pad');\n"
 "  details = document.getElementById('details');\n"
 "  matchedTxt = document.getElementById('matched');\n"
@@ -266,14 +266,14 @@ static const char flameScript[] =
 "  });\n"
 "}\n"
 "function zoom(g){\n"
-"  var svg = document.documentElement;\n"
+"  var svg = document.getElementById('fntflame');\n"
 "  zoomed = g;\n"
 "  document.getElementById('unzoom').style.opacity = g ? 1 : 0;\n"
 "  if( g ) draw(num(g, 'x'), num(g, 'w'), num(g, 'd'));\n"
 "  else draw(0, +svg.getAttribute('data-total'), -1);\n"
 "}\n"
 "function search(re){\n"
-"  var total = +document.documentElement.getAttribute('data-total'), hit = 0, seen = [];\n"
+"  var total = +document.getElementById('fntflame').getAttribute('data-total'), hit = 0, seen = [];\n"
 "  var rx = re ? new RegExp(re) : null;\n"
 "  frames.forEach(function(g){\n"
 "    var r = g.querySelector('rect');\n"
@@ -289,9 +289,10 @@ static const char flameScript[] =
 "window.addEventListener('load', init);\n"
 "]]></script>\n";
 
-/* Writes the SVG of t.  @return 0, or -1 out of memory. */
+/* Writes the SVG of t (inside an HTML page: no XML prolog).  @return 0, or
+** -1 out of memory. */
 static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
-                     int diff){
+                     int diff, int inHtml){
   int64_t total = 0, maxAbs = 0, merged;
   uint32_t i, shown = 0, nstacks = 0;
   int height;
@@ -309,8 +310,8 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
   }
   height = FLAME_TOP + ((int)t->maxdepth+1)*FLAME_ROW + 30;
   scale = total>0 ? (double)(FLAME_WIDTH-2*FLAME_PAD) / (double)total : 0;
-  fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-             "<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+  if( !inHtml ) fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", f);
+  fprintf(f, "<svg id=\"fntflame\" version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
              "xmlns=\"http://www.w3.org/2000/svg\" data-pad=\"%d\" data-total=\"%lld\" "
              "data-stacks=\"%u\" data-shown=\"%u\" data-merged=\"%lld\">\n",
           FLAME_WIDTH, height, FLAME_WIDTH, height, FLAME_PAD, (long long)total,
@@ -371,6 +372,17 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
   return 0;
 }
 
+int cli_flame_svg(FILE *f, const fnt_flame *fb, const fnt_flame *fa,
+                  const char *title, const char *subtitle, int inHtml){
+  ftree t;
+  int rc;
+  memset(&t, 0, sizeof(t));
+  rc = treeAdd(&t, fb, 0) || (fa && treeAdd(&t, fa, 1))
+       || drawFlame(f, &t, title, subtitle, fa!=0, inHtml) ? -1 : 0;
+  treeFree(&t);
+  return rc;
+}
+
 /* ------------------------------------------------------------ fnt flame */
 
 static const char flameUsage[] =
@@ -397,7 +409,6 @@ int cmd_flame(int argc, char **argv){
   fnt_store *st;
   fnt_snapshot *snap = 0;
   fnt_flame *fb = 0, *fa = 0;
-  ftree t;
   FILE *f = 0;
   char title[512], subtitle[256];
   int rc, status;
@@ -414,7 +425,6 @@ int cmd_flame(int argc, char **argv){
     fnt_close(st);
     return 1;
   }
-  memset(&t, 0, sizeof(t));
   rc = fnt_snapshot_current(st, &snap);
   /* --diff: the graph is RUN_B's (side 0), RUN_A is compared (side 1). */
   if( rc==FNT_OK ) rc = fnt_flame_compute(snap, o.diff ? o.run_b : o.run, o.has_win ? &o.win : 0, &fb);
@@ -422,11 +432,6 @@ int cmd_flame(int argc, char **argv){
   fnt_snapshot_release(snap);
   if( rc!=FNT_OK ){
     cli_error("flame", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
-    status = 1;
-    goto done;
-  }
-  if( treeAdd(&t, fb, 0) || (fa && treeAdd(&t, fa, 1)) ){
-    cli_error("flame", "out of memory");
     status = 1;
     goto done;
   }
@@ -443,7 +448,7 @@ int cmd_flame(int argc, char **argv){
   }
   f = cli_export_open("flame", o.out);
   if( f==0 ){ status = 1; goto done; }
-  if( drawFlame(f, &t, title, subtitle, o.diff) ){
+  if( cli_flame_svg(f, fb, fa, title, subtitle, 0) ){
     cli_error("flame", "out of memory");
     status = 1;
   }else{
@@ -451,9 +456,8 @@ int cmd_flame(int argc, char **argv){
   }
   status = cli_export_close("flame", o.out, f, status);
   if( status==0 ) cli_export_summary("flame", o.diff ? o.run_b : o.run, "svg",
-                                     fnt_flame_count(fb), o.out);
+                                     fnt_flame_count(fb), "stacks", o.out);
 done:
-  treeFree(&t);
   fnt_flame_free(fa);
   fnt_flame_free(fb);
   fnt_close(st);

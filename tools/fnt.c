@@ -25,6 +25,7 @@ static const struct {
   {"timeline",    cmd_timeline,    "what a flame chart of a window draws: per thread, depth and column"},
   {"diff",        cmd_diff,        "two runs side by side, per function"},
   {"export",      cmd_export,      "a run for Perfetto, speedscope, flamegraph.pl or pprof"},
+  {"report",      cmd_report,      "one self-contained HTML page about a run: summary, hottest functions, flame graph"},
   {"flame",       cmd_flame,       "a flame graph of a run (SVG), or of two runs' difference"},
   {"compare",     cmd_compare,     "did a commit make anything slower? its runs against another's"},
   {"check",       cmd_check,       "verify every checksum and reference; list unreferenced files"},

@@ -30,6 +30,7 @@ int cmd_completion(int argc, char **argv);    /* completion.c */
 int cmd_export_iceberg(int argc, char **argv); /* export_iceberg.c */
 int cmd_export(int argc, char **argv);        /* export.c */
 int cmd_flame(int argc, char **argv);         /* flame_svg.c */
+int cmd_report(int argc, char **argv);        /* report.c */
 
 /* The global options (cli.c), set by cli_take_globals() before a
 ** subcommand runs.  A subcommand never sees -w/--warehouse, --json or -q in
@@ -78,7 +79,7 @@ int cli_run_scan(fnt_store *st, fnt_table t, const char *run_id, unsigned column
 int cli_check_repo(fnt_store *st, const char *cmd, fnt_table t, const char *run_id,
                    const char *repo);
 
-/* The options of fnt export and fnt flame (export.c): RUN_ID (two with
+/* The options of fnt export, flame and report (export.c): RUN_ID (two with
 ** flame --diff), --format (export), -o, --from/--to, --thread. */
 typedef struct cli_export {
   const char *run, *run_b;      /* run_b: flame --diff's newer run */
@@ -99,10 +100,16 @@ int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
                     cli_export *o);
 /* 1 when run_id is filed; else 0 or -1 after printing why to stderr. */
 int cli_run_filed(fnt_store *st, const char *cmd, const char *run_id);
-/* The summary of an export written to `out`: a line on stderr (none with
-** -q), or with --json a JSON object on stdout when `out` is a file. */
+/* The summary of an export written to `out` ("N unit as what to out"): a
+** line on stderr (none with -q), or with --json a JSON object on stdout
+** when `out` is a file. */
 void cli_export_summary(const char *cmd, const char *run, const char *what,
-                        uint64_t n, const char *out);
+                        uint64_t n, const char *unit, const char *out);
+/* Draws fnt_flame's rows fb as an SVG flame graph (flame_svg.c); with fa,
+** the differential one of fb against fa.  inHtml: inside an HTML page.
+** @return 0, or -1 out of memory. */
+int cli_flame_svg(FILE *f, const fnt_flame *fb, const fnt_flame *fa,
+                  const char *title, const char *subtitle, int inHtml);
 /* The output file (stdout for NULL or "-"); NULL after a message. */
 FILE *cli_export_open(const char *cmd, const char *path);
 /* Flushes and closes f (not stdout); 1 after a message when writing

@@ -1,4 +1,4 @@
-"""fnt flame's SVG in a real browser: headless Chromium (Debian's chromium;
+"""fnt flame's SVG and fnt report's page in a real browser: headless Chromium (Debian's chromium;
 installed here with apt-get when missing and this runs as root, else the
 test skips with 77).
 
@@ -114,3 +114,31 @@ def test_diff_loads(svgs):
     p, console = browse("file://" + svgs["diff"], "--dump-dom")
     assert p.returncode == 0 and console == [], console
     assert len(frames(p.stdout.decode())) > 10
+
+
+def test_report(svgs):
+    """fnt report: the summary, one table row per function (fnt_account),
+    sorted by a column through report.html#sort=COL, the flame graph drawn by
+    its script, no console message, offline (one file, no URL fetched)."""
+    wh = os.path.dirname(svgs["flame"])
+    path = os.path.join(wh, "r0.html")
+    subprocess.run([FNT, "-q", "-w", wh, "report", "r0", "-o", path], check=True)
+    src = open(path).read()
+    assert "http://" not in src.replace("http://www.w3.org/2000/svg", "") and "https://" not in src
+    conn = tc.connect(wh)
+    acc = conn.execute("SELECT symbol, calls, p99_ns FROM fnt_account('r0')").fetchall()
+    conn.close()
+    p, console = browse("file://%s#sort=p99_ns" % path, "--dump-dom")
+    assert p.returncode == 0 and console == [], console
+    dom = p.stdout.decode()
+    body = dom.split('<tbody>')[1].split('</tbody>')[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    assert len(rows) == len(acc)
+    p99 = [int(re.findall(r'data-v="([^"]*)"', r)[6]) for r in rows]
+    assert p99 == sorted((a[2] for a in acc), reverse=True)
+    assert 'data-sorted="p99_ns desc"' in dom
+    syms = sorted(re.findall(r'<td class="sym" data-v="([^"]*)"', body))
+    assert syms == sorted(a[0] for a in acc)
+    fs = frames(dom)
+    assert len(fs) > 10 and sum(1 for _, b in fs if re.search(r"<text[^>]*>[^<]+</text>", b)) >= 5
+    assert re.search(r'<dt>events</dt><dd>\d+ ', dom)

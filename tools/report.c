@@ -1,0 +1,241 @@
+/*
+** report.c -- `fnt report RUN -o run.html`: one self-contained HTML page
+** about a run (no network: styles and scripts inline): the run's summary
+** (its runs-table rows), the hottest functions (fnt_account: calls,
+** inclusive and self time, p50/p90/p99, max; the table sorts by any
+** column on a click) and its flame graph (flame_svg.c, inline).
+**
+** Not here: the per-thread timeline overview, which needs fnt_timeline.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "fnt.h"
+
+#define REPORT_TOP 200     /* functions in the table */
+
+static void html(FILE *f, const char *z){
+  for(; z && *z; z++){
+    switch( *z ){
+      case '<': fputs("&lt;", f); break;
+      case '>': fputs("&gt;", f); break;
+      case '&': fputs("&amp;", f); break;
+      case '"': fputs("&quot;", f); break;
+      default: fputc(*z, f);
+    }
+  }
+}
+
+/* The run's summary: its chunks' rows added up.  @return FNT_OK or a code. */
+typedef struct run_info {
+  char *repo, *commit, *target, *source;
+  int64_t chunks_filed, chunks, events, total_events, duration_ns, threads;
+} run_info;
+
+static char *dupText(const fnt_scan *sc, int col){
+  const char *z = fnt_scan_text(sc, col, 0);
+  return z ? strdup(z) : 0;
+}
+
+static int runInfo(fnt_store *st, const char *run, run_info *ri){
+  fnt_snapshot *snap;
+  fnt_scan *sc;
+  unsigned cols = 1u<<FNT_RUN_REPO | 1u<<FNT_RUN_COMMIT | 1u<<FNT_RUN_TARGET
+                | 1u<<FNT_RUN_SOURCE | 1u<<FNT_RUN_CHUNKS | 1u<<FNT_RUN_EVENTS
+                | 1u<<FNT_RUN_TOTAL_EVENTS | 1u<<FNT_RUN_DURATION_NS | 1u<<FNT_RUN_THREADS;
+  int rc = cli_run_scan(st, FNT_TABLE_RUNS, run, cols, &snap, &sc);
+  memset(ri, 0, sizeof(*ri));
+  while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){
+    rc = FNT_OK;
+    if( ri->chunks_filed++==0 ){
+      ri->repo = dupText(sc, FNT_RUN_REPO);
+      ri->commit = dupText(sc, FNT_RUN_COMMIT);
+      ri->target = dupText(sc, FNT_RUN_TARGET);
+      ri->source = dupText(sc, FNT_RUN_SOURCE);
+    }
+    ri->chunks = fnt_scan_int(sc, FNT_RUN_CHUNKS);
+    ri->events += fnt_scan_int(sc, FNT_RUN_EVENTS);
+    ri->total_events = fnt_scan_int(sc, FNT_RUN_TOTAL_EVENTS);
+    if( fnt_scan_int(sc, FNT_RUN_DURATION_NS)>ri->duration_ns ) ri->duration_ns = fnt_scan_int(sc, FNT_RUN_DURATION_NS);
+    if( fnt_scan_int(sc, FNT_RUN_THREADS)>ri->threads ) ri->threads = fnt_scan_int(sc, FNT_RUN_THREADS);
+  }
+  fnt_scan_close(sc);
+  fnt_snapshot_release(snap);
+  return rc<0 ? rc : FNT_OK;
+}
+
+static void runInfoFree(run_info *ri){
+  free(ri->repo); free(ri->commit); free(ri->target); free(ri->source);
+}
+
+static int cmpInclusive(const void *a, const void *b){
+  const fnt_account_row *x = *(const fnt_account_row *const*)a;
+  const fnt_account_row *y = *(const fnt_account_row *const*)b;
+  if( x->inclusive_ns!=y->inclusive_ns ) return x->inclusive_ns>y->inclusive_ns ? -1 : 1;
+  return strcmp(x->key, y->key);
+}
+
+static const char reportStyle[] =
+  "<style>\n"
+  "body { font-family: Verdana, sans-serif; margin: 24px; color: #222; }\n"
+  "h1 { font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; }\n"
+  "dl.summary { display: grid; grid-template-columns: max-content auto; gap: 4px 16px; }\n"
+  "dl.summary dt { color: #666; } dl.summary dd { margin: 0; }\n"
+  "table { border-collapse: collapse; font-size: 13px; }\n"
+  "th, td { padding: 3px 8px; border-bottom: 1px solid #ddd; text-align: right; }\n"
+  "th { cursor: pointer; background: #f0f0e8; position: sticky; top: 0; }\n"
+  "td.sym, th.sym { text-align: left; max-width: 520px; overflow: hidden; "
+  "text-overflow: ellipsis; white-space: nowrap; }\n"
+  "tr:hover td { background: #fafad2; }\n"
+  ".note { color: #666; font-size: 13px; }\n"
+  "</style>\n";
+
+/* Sorting the table: a click on a header sorts by it (again: the other
+** way); report.html#sort=COLUMN opens sorted. */
+static const char reportScript[] =
+  "<script>\n"
+  "'use strict';\n"
+  "function sortBy(col, desc){\n"
+  "  var t = document.getElementById('functions'), body = t.tBodies[0];\n"
+  "  var rows = Array.prototype.slice.call(body.rows);\n"
+  "  var ths = t.tHead.rows[0].cells, i = -1;\n"
+  "  for(var k = 0; k < ths.length; k++) if( ths[k].getAttribute('data-col') == col ) i = k;\n"
+  "  if( i < 0 ) return;\n"
+  "  rows.sort(function(a, b){\n"
+  "    var x = a.cells[i].getAttribute('data-v'), y = b.cells[i].getAttribute('data-v');\n"
+  "    var c = isNaN(+x) ? x.localeCompare(y) : (+x) - (+y);\n"
+  "    return desc ? -c : c;\n"
+  "  });\n"
+  "  rows.forEach(function(r){ body.appendChild(r); });\n"
+  "  t.setAttribute('data-sorted', col + (desc ? ' desc' : ' asc'));\n"
+  "}\n"
+  "window.addEventListener('load', function(){\n"
+  "  var t = document.getElementById('functions');\n"
+  "  Array.prototype.forEach.call(t.tHead.rows[0].cells, function(th){\n"
+  "    th.addEventListener('click', function(){\n"
+  "      var col = th.getAttribute('data-col'), cur = t.getAttribute('data-sorted') || '';\n"
+  "      sortBy(col, cur != col + ' desc');\n"
+  "    });\n"
+  "  });\n"
+  "  var m = /sort=([a-z0-9_]+)/.exec(location.hash);\n"
+  "  if( m ) sortBy(m[1], true);\n"
+  "});\n"
+  "</script>\n";
+
+static void cellNs(FILE *f, int64_t ns){
+  fprintf(f, "<td data-v=\"%lld\">%.3f</td>", (long long)ns, (double)ns/1e6);
+}
+
+static const char reportUsage[] =
+  "usage: fnt report [-w DIR] RUN_ID [-o FILE]\n\n"
+  "One self-contained HTML page about a run, to open from disk in a browser\n"
+  "(no network): the run's summary, its hottest functions (calls,\n"
+  "inclusive and self time, p50/p90/p99 and max from fnt_account; click a\n"
+  "column to sort; report.html#sort=p99_ns opens sorted) and its flame\n"
+  "graph (as fnt flame draws it).  The per-thread timeline overview is not\n"
+  "part of it yet.\n\n"
+  "options:\n"
+  "  -o, --output F  write to F (default: stdout)\n"
+  "  -h, --help      this text\n";
+
+int cmd_report(int argc, char **argv){
+  cli_export o;
+  fnt_store *st;
+  fnt_snapshot *snap = 0;
+  fnt_account *acc = 0;
+  fnt_flame *fl = 0;
+  const fnt_account_row **top = 0;
+  run_info ri;
+  size_t i, n = 0;
+  FILE *f = 0;
+  char title[512];
+  int rc, status;
+  status = cli_export_opts("report", argc, argv, reportUsage, &o);
+  if( status==0 ) fputs("\nexample:\n  fnt report demo -o demo.html\n", stdout);
+  if( status>=0 ) return status;
+  if( o.has_win ){
+    cli_error("report", "--from/--to/--thread are not options of fnt report");
+    return 2;
+  }
+  st = cli_open(cli_warehouse(0));
+  if( st==0 ) return 1;
+  if( cli_run_filed(st, "report", o.run)<=0 ){ fnt_close(st); return 1; }
+  rc = runInfo(st, o.run, &ri);
+  if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &snap);
+  if( rc==FNT_OK ) rc = fnt_account_compute(snap, o.run, &acc);
+  if( rc==FNT_OK ) rc = fnt_flame_compute(snap, o.run, 0, &fl);
+  fnt_snapshot_release(snap);
+  if( rc==FNT_OK ){
+    n = fnt_account_count(acc);
+    top = malloc((n+1)*sizeof(*top));
+    if( top==0 ) rc = FNT_E_NOMEM;
+    for(i=0; top && i<n; i++) top[i] = &fnt_account_rows(acc)[i];
+    if( top && n>1 ) qsort(top, n, sizeof(*top), cmpInclusive);
+  }
+  if( rc!=FNT_OK ){
+    cli_error("report", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
+    status = 1;
+    goto done;
+  }
+  f = cli_export_open("report", o.out);
+  if( f==0 ){ status = 1; goto done; }
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
+  html(f, o.run);
+  fputs(" - fntrace report</title>\n", f);
+  fputs(reportStyle, f);
+  fputs(reportScript, f);
+  fputs("</head><body>\n<h1>Run ", f);
+  html(f, o.run);
+  fputs("</h1>\n<dl class=\"summary\" id=\"summary\">\n", f);
+  fputs("<dt>repo</dt><dd>", f); html(f, ri.repo); fputs("</dd>\n", f);
+  fputs("<dt>commit</dt><dd>", f); html(f, ri.commit ? ri.commit : "-"); fputs("</dd>\n", f);
+  fputs("<dt>target</dt><dd>", f); html(f, ri.target); fputs("</dd>\n", f);
+  fputs("<dt>source</dt><dd>", f); html(f, ri.source); fputs("</dd>\n", f);
+  fprintf(f, "<dt>chunks</dt><dd>%lld of %lld filed</dd>\n", (long long)ri.chunks_filed, (long long)ri.chunks);
+  fprintf(f, "<dt>events</dt><dd>%lld (of %lld traced)</dd>\n", (long long)ri.events, (long long)ri.total_events);
+  fprintf(f, "<dt>threads</dt><dd>%lld</dd>\n", (long long)ri.threads);
+  fprintf(f, "<dt>duration</dt><dd>%.3f ms</dd>\n", (double)ri.duration_ns/1e6);
+  fprintf(f, "<dt>functions</dt><dd>%zu</dd>\n<dt>stacks</dt><dd>%zu</dd>\n</dl>\n",
+          n, fnt_flame_count(fl));
+  fprintf(f, "<h2>Hottest functions</h2>\n<p class=\"note\">By inclusive time "
+             "(recursion counted once); times in ms; %s. Click a column to sort.</p>\n",
+          n>REPORT_TOP ? "the 200 hottest" : "every function");
+  fputs("<table id=\"functions\"><thead><tr>"
+        "<th class=\"sym\" data-col=\"symbol\">function</th><th data-col=\"calls\">calls</th>"
+        "<th data-col=\"inclusive_ns\">inclusive</th><th data-col=\"self_ns\">self</th>"
+        "<th data-col=\"p50_ns\">p50</th><th data-col=\"p90_ns\">p90</th>"
+        "<th data-col=\"p99_ns\">p99</th><th data-col=\"max_ns\">max</th>"
+        "</tr></thead><tbody>\n", f);
+  for(i=0; i<n && i<REPORT_TOP; i++){
+    const fnt_account_row *r = top[i];
+    fputs("<tr><td class=\"sym\" data-v=\"", f);
+    html(f, r->symbol);
+    fputs("\" title=\"", f);
+    html(f, r->key);
+    fputs("\">", f);
+    html(f, r->symbol);
+    fprintf(f, "</td><td data-v=\"%lld\">%lld</td>", (long long)r->calls, (long long)r->calls);
+    cellNs(f, r->inclusive_ns); cellNs(f, r->self_ns); cellNs(f, r->p50_ns);
+    cellNs(f, r->p90_ns); cellNs(f, r->p99_ns); cellNs(f, r->max_ns);
+    fputs("</tr>\n", f);
+  }
+  fputs("</tbody></table>\n<h2>Flame graph</h2>\n<p class=\"note\">Click a box to "
+        "zoom, Search to highlight functions.</p>\n", f);
+  snprintf(title, sizeof(title), "Flame graph: %s", o.run);
+  if( cli_flame_svg(f, fl, 0, title, "whole run", 1) ){
+    cli_error("report", "out of memory");
+    status = 1;
+  }else{
+    status = 0;
+  }
+  fputs("\n</body></html>\n", f);
+  status = cli_export_close("report", o.out, f, status);
+  if( status==0 ) cli_export_summary("report", o.run, "html", n, "functions", o.out);
+done:
+  free(top);
+  fnt_account_free(acc);
+  fnt_flame_free(fl);
+  runInfoFree(&ri);
+  fnt_close(st);
+  return status;
+}
