@@ -175,8 +175,8 @@ static int64_t treeLayout(ftree *t){
 
 /* ------------------------------------------------------------ drawing */
 
-static void xmlText(FILE *f, const char *z){
-  for(; *z; z++){
+void cli_xml_text(FILE *f, const char *z){
+  for(; z && *z; z++){
     switch( *z ){
       case '<': fputs("&lt;", f); break;
       case '>': fputs("&gt;", f); break;
@@ -324,10 +324,10 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
   fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f0\"/>\n",
           FLAME_WIDTH, height);
   fprintf(f, "<text id=\"title\" x=\"%d\" y=\"24\">", FLAME_WIDTH/2);
-  xmlText(f, title);
+  cli_xml_text(f, title);
   fprintf(f, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
           FLAME_WIDTH/2);
-  xmlText(f, subtitle);
+  cli_xml_text(f, subtitle);
   if( merged>0 ){
     fprintf(f, "; %lld of %u stacks too thin to draw merged into their callers",
             (long long)merged, nstacks);
@@ -350,9 +350,9 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
     else hotColour(x->name, &r, &g, &b);
     fprintf(f, "<g class=\"f\" data-x=\"%lld\" data-w=\"%lld\" data-d=\"%u\" data-name=\"",
             (long long)x->x, (long long)x->incl, x->depth);
-    xmlText(f, x->name);
+    cli_xml_text(f, x->name);
     fputs("\"><title>", f);
-    xmlText(f, x->name);
+    cli_xml_text(f, x->name);
     fprintf(f, " (self %s, inclusive %s, %.2f%%, %lld calls", self, incl,
             total ? 100.0*(double)x->incl/(double)total : 0.0, (long long)x->calls);
     if( diff ){

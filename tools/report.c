@@ -14,18 +14,6 @@
 
 #define REPORT_TOP 200     /* functions in the table */
 
-static void html(FILE *f, const char *z){
-  for(; z && *z; z++){
-    switch( *z ){
-      case '<': fputs("&lt;", f); break;
-      case '>': fputs("&gt;", f); break;
-      case '&': fputs("&amp;", f); break;
-      case '"': fputs("&quot;", f); break;
-      default: fputc(*z, f);
-    }
-  }
-}
-
 /* The run's summary: its chunks' rows added up.  @return FNT_OK or a code. */
 typedef struct run_info {
   char *repo, *commit, *target, *source;
@@ -180,17 +168,17 @@ int cmd_report(int argc, char **argv){
   f = cli_export_open("report", o.out);
   if( f==0 ){ status = 1; goto done; }
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
-  html(f, o.run);
+  cli_xml_text(f, o.run);
   fputs(" - fntrace report</title>\n", f);
   fputs(reportStyle, f);
   fputs(reportScript, f);
   fputs("</head><body>\n<h1>Run ", f);
-  html(f, o.run);
+  cli_xml_text(f, o.run);
   fputs("</h1>\n<dl class=\"summary\" id=\"summary\">\n", f);
-  fputs("<dt>repo</dt><dd>", f); html(f, ri.repo); fputs("</dd>\n", f);
-  fputs("<dt>commit</dt><dd>", f); html(f, ri.commit ? ri.commit : "-"); fputs("</dd>\n", f);
-  fputs("<dt>target</dt><dd>", f); html(f, ri.target); fputs("</dd>\n", f);
-  fputs("<dt>source</dt><dd>", f); html(f, ri.source); fputs("</dd>\n", f);
+  fputs("<dt>repo</dt><dd>", f); cli_xml_text(f, ri.repo); fputs("</dd>\n", f);
+  fputs("<dt>commit</dt><dd>", f); cli_xml_text(f, ri.commit ? ri.commit : "-"); fputs("</dd>\n", f);
+  fputs("<dt>target</dt><dd>", f); cli_xml_text(f, ri.target); fputs("</dd>\n", f);
+  fputs("<dt>source</dt><dd>", f); cli_xml_text(f, ri.source); fputs("</dd>\n", f);
   fprintf(f, "<dt>chunks</dt><dd>%lld of %lld filed</dd>\n", (long long)ri.chunks_filed, (long long)ri.chunks);
   fprintf(f, "<dt>events</dt><dd>%lld (of %lld traced)</dd>\n", (long long)ri.events, (long long)ri.total_events);
   fprintf(f, "<dt>threads</dt><dd>%lld</dd>\n", (long long)ri.threads);
@@ -209,11 +197,11 @@ int cmd_report(int argc, char **argv){
   for(i=0; i<n && i<REPORT_TOP; i++){
     const fnt_account_row *r = top[i];
     fputs("<tr><td class=\"sym\" data-v=\"", f);
-    html(f, r->symbol);
+    cli_xml_text(f, r->symbol);
     fputs("\" title=\"", f);
-    html(f, r->key);
+    cli_xml_text(f, r->key);
     fputs("\">", f);
-    html(f, r->symbol);
+    cli_xml_text(f, r->symbol);
     fprintf(f, "</td><td data-v=\"%lld\">%lld</td>", (long long)r->calls, (long long)r->calls);
     cellNs(f, r->inclusive_ns); cellNs(f, r->self_ns); cellNs(f, r->p50_ns);
     cellNs(f, r->p90_ns); cellNs(f, r->p99_ns); cellNs(f, r->max_ns);
