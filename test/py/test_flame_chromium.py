@@ -8,7 +8,10 @@ frame's label; the labels are empty in the file), no console message, and a
 screenshot is taken.  The view links flame.svg#zoom=NAME&search=RE check
 click-to-zoom and search: zoomed, the frame spans the width and the frames
 beside it are hidden; searching, matches turn purple and the share is shown.
-The differential SVG opens without console messages too.
+The differential SVG opens without console messages too.  The speedscope
+export is opened by speedscope (its npm package, installed into the test's
+cache; the test skips when npm cannot install it) served from a local
+folder.
 """
 import os
 import random
@@ -142,3 +145,58 @@ def test_report(svgs):
     fs = frames(dom)
     assert len(fs) > 10 and sum(1 for _, b in fs if re.search(r"<text[^>]*>[^<]+</text>", b)) >= 5
     assert re.search(r'<dt>events</dt><dd>\d+ ', dom)
+
+
+def test_speedscope_app(svgs, tmp_path):
+    """The speedscope export opened by speedscope itself (its npm package
+    ships the app), served from a local folder to headless Chromium: it
+    imports the file as speedscope JSON, lists one profile per thread with
+    the run's duration, and logs no error."""
+    import http.server
+    import threading
+    cache = os.path.join(os.environ.get("FNT_TEST_TMP", "/tmp"), "cache", "speedscope")
+    app = os.path.join(cache, "node_modules", "speedscope", "dist", "release")
+    if not os.path.exists(os.path.join(app, "index.html")):
+        os.makedirs(cache, exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+        p = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", cache,
+                            "speedscope@1"], capture_output=True, env=env)
+        if p.returncode != 0 or not os.path.exists(os.path.join(app, "index.html")):
+            pytest.skip("npm could not install speedscope: %s" % p.stderr.decode()[-300:])
+    wh = os.path.dirname(svgs["flame"])
+    serve = str(tmp_path)
+    for f in os.listdir(app):
+        src = os.path.join(app, f)
+        if os.path.isfile(src):
+            shutil.copy(src, serve)
+    subprocess.run([FNT, "-q", "-w", wh, "export", "r0", "--format", "speedscope", "-o",
+                    os.path.join(serve, "r0.json")], check=True)
+    conn = tc.connect(wh)
+    threads = [r[0] for r in conn.execute(
+        "SELECT DISTINCT thread FROM fn_trace_calls WHERE run_id = 'r0' ORDER BY thread")]
+    conn.close()
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **k):
+            super().__init__(*a, directory=serve, **k)
+
+        def log_message(self, *a):
+            pass
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        base = "http://127.0.0.1:%d/" % httpd.server_address[1]
+        p, console = browse(base + "index.html#profileURL=" + base + "r0.json",
+                            "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+                            "--virtual-time-budget=10000", "--dump-dom")
+    finally:
+        httpd.shutdown()
+    dom = p.stdout.decode()
+    assert p.returncode == 0
+    assert any("Importing as speedscope json file" in c for c in console), console
+    assert not [c for c in console if "rror" in c], console
+    assert "<title>r0 - speedscope" in dom
+    if len(threads) > 1:                          # its profile switcher: "(1/N)"
+        assert "(1/%d)" % len(threads) in dom
+    for t in threads:
+        assert "thread %d" % t in dom
