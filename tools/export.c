@@ -188,6 +188,8 @@ static void obMem(ob *o, const char *z, size_t n){
   o->n += n;
 }
 static void obStr(ob *o, const char *z){ obMem(o, z, strlen(z)); }
+/* A string literal, its length known at compile time. */
+#define OBLIT(o, lit) obMem((o), "" lit, sizeof(lit)-1)
 static void obInt(ob *o, int64_t v){
   char t[24];
   int i = 24;
@@ -213,13 +215,12 @@ static void obJson(ob *o, const char *z){
   obMem(o, "\"", 1);
   for(p=z; *p; p++){
     unsigned char ch = (unsigned char)*p;
-    if( ch=='"' || ch=='\\' || ch<0x20 ){
-      char e[8];
-      obMem(o, z, (size_t)(p-z));
-      if( ch=='"' || ch=='\\' ){ e[0] = '\\'; e[1] = (char)ch; obMem(o, e, 2); }
-      else{ snprintf(e, sizeof(e), "\\u%04x", ch); obMem(o, e, 6); }
-      z = p+1;
-    }
+    char e[8];
+    if( ch>=0x20 && ch!='"' && ch!='\\' ) continue;     /* the common case */
+    obMem(o, z, (size_t)(p-z));
+    if( ch=='"' || ch=='\\' ){ e[0] = '\\'; e[1] = (char)ch; obMem(o, e, 2); }
+    else{ snprintf(e, sizeof(e), "\\u%04x", ch); obMem(o, e, 6); }
+    z = p+1;
   }
   obMem(o, z, (size_t)(p-z));
   obMem(o, "\"", 1);
@@ -280,45 +281,45 @@ static int exportChrome(fnt_snapshot *snap, const cli_export *o, FILE *f,
   out.f = f;
   out.n = 0;
   windowPredicate(o, &run, &p);
-  obStr(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run_id\":");
+  OBLIT(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run_id\":");
   obJson(&out, o->run);
-  obStr(&out, "},\"traceEvents\":[\n");
+  OBLIT(&out, "},\"traceEvents\":[\n");
   rc = fnt_calls_open(snap, &p, &sc);
   while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
     rc = FNT_OK;
     if( !inWindow(o, c) ) continue;
     if( threadsAdd(&ts, c->thread) ){ rc = FNT_E_NOMEM; break; }
     if( (*ncalls)++ ) obMem(&out, ",\n", 2);
-    obStr(&out, "{\"ph\":\"X\",\"pid\":1,\"tid\":");
+    OBLIT(&out, "{\"ph\":\"X\",\"pid\":1,\"tid\":");
     obInt(&out, c->thread);
-    obStr(&out, ",\"ts\":");
+    OBLIT(&out, ",\"ts\":");
     obMicros(&out, c->start_ns);
-    obStr(&out, ",\"dur\":");
+    OBLIT(&out, ",\"dur\":");
     obMicros(&out, c->dur_ns);
-    obStr(&out, ",\"name\":");
+    OBLIT(&out, ",\"name\":");
     obJson(&out, c->symbol);
-    obStr(&out, ",\"args\":{\"call_id\":");
+    OBLIT(&out, ",\"args\":{\"call_id\":");
     obInt(&out, c->call_id);
-    obStr(&out, ",\"depth\":");
+    OBLIT(&out, ",\"depth\":");
     obInt(&out, c->depth);
-    obStr(&out, ",\"self_ns\":");
+    OBLIT(&out, ",\"self_ns\":");
     obInt(&out, c->self_ns);
-    obStr(&out, "}}");
+    OBLIT(&out, "}}");
   }
   fnt_calls_close(sc);
   for(i=0; rc==FNT_OK && i<ts.n; i++){
     obStr(&out, *ncalls||i ? ",\n" : "");
-    obStr(&out, "{\"ph\":\"M\",\"pid\":1,\"tid\":");
+    OBLIT(&out, "{\"ph\":\"M\",\"pid\":1,\"tid\":");
     obInt(&out, ts.a[i]);
-    obStr(&out, ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread ");
+    OBLIT(&out, ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread ");
     obInt(&out, ts.a[i]);
-    obStr(&out, "\"}}");
+    OBLIT(&out, "\"}}");
   }
   if( rc==FNT_OK ){
     obStr(&out, *ncalls||ts.n ? ",\n" : "");
-    obStr(&out, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":");
+    OBLIT(&out, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":");
     obJson(&out, o->run);
-    obStr(&out, "}}\n]}\n");
+    OBLIT(&out, "}}\n]}\n");
   }
   obFlush(&out);
   free(ts.a);

@@ -409,3 +409,31 @@ def test_speedscope_many_threads(tmp_path):
         fnt(wh, "export", "threads", "--format", "speedscope", "-o", path, env=env)
         check_speedscope(path, calls)
     conn.close()
+
+
+def test_awkward_symbols(tmp_path):
+    """Symbols with quotes, backslashes, control characters and markup come
+    back intact from chrome, speedscope and pprof, and the SVG is XML."""
+    wh = str(tmp_path / "wh")
+    conn = tc.connect(wh)
+    names = ['op"er\\ator', "tab\there", "<b>&amp;</b>", "caf\u00e9 \u2603"]
+    evs, seq = [], 0
+    for i, n in enumerate(names):
+        evs += [(1, seq, 10 * i, n, "", "entry"), (1, seq + 1, 10 * i + 5, n, "", "exit")]
+        seq += 2
+    assert tc.file(conn, tc.chunk_doc("acme/w", None, "weird", evs, 0, 1, len(evs))) == 1
+    calls = conn.execute(CALLS_SQL, ("weird",)).fetchall()
+    assert sorted(c[6] for c in calls) == sorted(names)
+    for fmt, check in (("chrome", check_chrome), ("speedscope", check_speedscope)):
+        path = str(tmp_path / fmt)
+        fnt(wh, "export", "weird", "--format", fmt, "-o", path)
+        check(path, calls)
+    path = str(tmp_path / "p.gz")
+    fnt(wh, "export", "weird", "--format", "pprof", "-o", path)
+    check_pprof(path, flame_rows(conn, "weird", None))
+    path = str(tmp_path / "w.svg")
+    fnt(wh, "flame", "weird", "-o", path)
+    # XML holds no control characters: the SVG drops them from names
+    check_svg(path, [("".join(ch for ch in st if ch >= " "), n, c)
+                     for st, n, c in flame_rows(conn, "weird", None)])
+    conn.close()
