@@ -155,6 +155,7 @@ import-perf
 import-xray" "$(complete_words import-)"
 expect "complete 'fnt import-chrome --ch'" "--chunk-events" "$(complete_words import-chrome --ch)"
 expect "complete 'fnt exp'" "expire
+export
 export-iceberg" "$(complete_words exp)"
 mkdir -p "$tmp/lake-a"
 expect "complete 'fnt export-iceberg .../lake-'" "$tmp/lake-a" "$(complete_words export-iceberg "$tmp/lake-")"
