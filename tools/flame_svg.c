@@ -198,7 +198,7 @@ static void fmtTime(char *buf, size_t n, int64_t ns){
 }
 
 /* A warm colour from the symbol (flamegraph.pl's "hot" palette). */
-static void hotColour(const char *z, int *r, int *g, int *b){
+void cli_hot_colour(const char *z, int *r, int *g, int *b){
   uint32_t h = nodeHash(0, z, strlen(z));
   *r = 205 + (int)(h % 51);
   *g = (int)((h>>8) % 231);
@@ -347,7 +347,7 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
     fmtTime(self, sizeof(self), x->self);
     fmtTime(incl, sizeof(incl), x->incl);
     if( diff ) diffColour(x->self - x->self_a, maxAbs, &r, &g, &b);
-    else hotColour(x->name, &r, &g, &b);
+    else cli_hot_colour(x->name, &r, &g, &b);
     fprintf(f, "<g class=\"f\" data-x=\"%lld\" data-w=\"%lld\" data-d=\"%u\" data-name=\"",
             (long long)x->x, (long long)x->incl, x->depth);
     cli_xml_text(f, x->name);

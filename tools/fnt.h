@@ -107,6 +107,9 @@ void cli_export_summary(const char *cmd, const char *run, const char *what,
                         uint64_t n, const char *unit, const char *out);
 /* z (NULL: nothing) as XML/HTML text or attribute value (flame_svg.c). */
 void cli_xml_text(FILE *f, const char *z);
+/* A function's colour in fntrace's pictures, from its symbol: the same in
+** every flame graph and timeline (flame_svg.c). */
+void cli_hot_colour(const char *z, int *r, int *g, int *b);
 /* Draws fnt_flame's rows fb as an SVG flame graph (flame_svg.c); with fa,
 ** the differential one of fb against fa.  inHtml: inside an HTML page.
 ** @return 0, or -1 out of memory. */

@@ -3,9 +3,8 @@
 ** about a run (no network: styles and scripts inline): the run's summary
 ** (its runs-table rows), the hottest functions (fnt_account: calls,
 ** inclusive and self time, p50/p90/p99, max; the table sorts by any
-** column on a click) and its flame graph (flame_svg.c, inline).
-**
-** Not here: the per-thread timeline overview, which needs fnt_timeline.
+** column on a click), a timeline overview per thread (fnt_timeline of
+** the whole run) and its flame graph (flame_svg.c, inline).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,10 @@
 #include "fnt.h"
 
 #define REPORT_TOP 200     /* functions in the table */
+#define TL_COLUMNS 800     /* the timeline overview's buckets, one a pixel */
+#define TL_DEPTHS 16       /* ...and the depths it draws */
+#define TL_ROW 11          /* pixels a depth */
+#define TL_LABEL 90        /* pixels left of the lanes, for "thread N" */
 
 /* The run's summary: its chunks' rows added up.  @return FNT_OK or a code. */
 typedef struct run_info {
@@ -110,6 +113,61 @@ static const char reportScript[] =
   "});\n"
   "</script>\n";
 
+/* The timeline overview: fnt_timeline of the whole run, TL_COLUMNS wide,
+** one band per thread and a lane per depth (the first TL_DEPTHS); each
+** bucket's longest call is drawn from its start for its duration (at least
+** a pixel), coloured as in the flame graph, with a tooltip.  tl spans
+** [first, first + span). */
+static void reportTimeline(FILE *f, const fnt_timeline *tl, int64_t first,
+                           int64_t span){
+  const fnt_timeline_row *r;
+  int64_t prev = -1, y = 0, band = 0;
+  size_t i, n = fnt_timeline_count(tl);
+  r = fnt_timeline_rows(tl);
+  /* Rows come by thread, then depth: a band is as deep as its thread. */
+  for(i=0; i<n; i++){
+    if( r[i].thread!=prev ){ y += band + TL_ROW; band = 0; prev = r[i].thread; }
+    if( r[i].depth<TL_DEPTHS && (r[i].depth+1)*TL_ROW > band ) band = (r[i].depth+1)*TL_ROW;
+  }
+  y += band;
+  fprintf(f, "<svg id=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+             "height=\"%lld\" font-family=\"Verdana\" font-size=\"11\">\n",
+          TL_LABEL + TL_COLUMNS, (long long)y + 4);
+  prev = -1; y = 0; band = 0;
+  for(i=0; i<n; i++){
+    double x0, w;
+    int cr, cg, cb;
+    char dur[32];
+    if( r[i].thread!=prev ){
+      int64_t d = 0;
+      size_t j;
+      y += band + TL_ROW;
+      for(j=i; j<n && r[j].thread==r[i].thread; j++){
+        if( r[j].depth<TL_DEPTHS && (r[j].depth+1)*TL_ROW > d ) d = (r[j].depth+1)*TL_ROW;
+      }
+      band = d;
+      prev = r[i].thread;
+      fprintf(f, "<text x=\"0\" y=\"%lld\">thread %lld</text>\n",
+              (long long)y + TL_ROW - 2, (long long)r[i].thread);
+    }
+    if( r[i].depth>=TL_DEPTHS ) continue;
+    x0 = (double)(r[i].start_ns - first) * TL_COLUMNS / (double)span;
+    w = (double)r[i].dur_ns * TL_COLUMNS / (double)span;
+    if( x0<0 ){ w += x0; x0 = 0; }
+    if( w<1 ) w = 1;
+    if( x0 + w > TL_COLUMNS ) w = TL_COLUMNS - x0;
+    cli_hot_colour(r[i].symbol, &cr, &cg, &cb);
+    snprintf(dur, sizeof(dur), "%.3f ms", (double)r[i].dur_ns/1e6);
+    fprintf(f, "<rect class=\"call\" x=\"%.1f\" y=\"%lld\" width=\"%.1f\" height=\"%d\" "
+               "fill=\"rgb(%d,%d,%d)\"><title>", TL_LABEL + x0,
+            (long long)(y + r[i].depth*TL_ROW), w, TL_ROW - 1, cr, cg, cb);
+    cli_xml_text(f, r[i].symbol);
+    fprintf(f, " (%s; %lld call%s in this column)</title></rect>\n", dur,
+            (long long)r[i].calls, r[i].calls==1 ? "" : "s");
+  }
+  fputs("</svg>\n", f);
+}
+
 static void cellNs(FILE *f, int64_t ns){
   fprintf(f, "<td data-v=\"%lld\">%.3f</td>", (long long)ns, (double)ns/1e6);
 }
@@ -119,9 +177,9 @@ static const char reportUsage[] =
   "One self-contained HTML page about a run, to open from disk in a browser\n"
   "(no network): the run's summary, its hottest functions (calls,\n"
   "inclusive and self time, p50/p90/p99 and max from fnt_account; click a\n"
-  "column to sort; report.html#sort=p99_ns opens sorted) and its flame\n"
-  "graph (as fnt flame draws it).  The per-thread timeline overview is not\n"
-  "part of it yet.\n\n"
+  "column to sort; report.html#sort=p99_ns opens sorted), a timeline\n"
+  "overview per thread (fnt_timeline of the whole run, 800 columns, the\n"
+  "first 16 depths) and its flame graph (as fnt flame draws it).\n\n"
   "options:\n"
   "  -o, --output F  write to F (default: stdout)\n"
   "  -h, --help      this text\n";
@@ -132,6 +190,8 @@ int cmd_report(int argc, char **argv){
   fnt_snapshot *snap = 0;
   fnt_account *acc = 0;
   fnt_flame *fl = 0;
+  fnt_timeline *tl = 0;
+  int64_t first = 0, last = 0;
   const fnt_account_row **top = 0;
   run_info ri;
   size_t i, n = 0;
@@ -152,6 +212,8 @@ int cmd_report(int argc, char **argv){
   if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ) rc = fnt_account_compute(snap, o.run, &acc);
   if( rc==FNT_OK ) rc = fnt_flame_compute(snap, o.run, 0, &fl);
+  if( rc==FNT_OK ) rc = fnt_timeline_span(snap, o.run, &first, &last);
+  if( rc==FNT_OK ) rc = fnt_timeline_compute(snap, o.run, first, last + 1, TL_COLUMNS, -1, &tl);
   fnt_snapshot_release(snap);
   if( rc==FNT_OK ){
     n = fnt_account_count(acc);
@@ -207,7 +269,11 @@ int cmd_report(int argc, char **argv){
     cellNs(f, r->p90_ns); cellNs(f, r->p99_ns); cellNs(f, r->max_ns);
     fputs("</tr>\n", f);
   }
-  fputs("</tbody></table>\n<h2>Flame graph</h2>\n<p class=\"note\">Click a box to "
+  fprintf(f, "</tbody></table>\n<h2>Timeline</h2>\n<p class=\"note\">The whole run "
+             "in %d columns, a lane per depth (the first %d): each column's longest "
+             "call, as fnt_timeline gives it.</p>\n", TL_COLUMNS, TL_DEPTHS);
+  reportTimeline(f, tl, first, last + 1 - first);
+  fputs("<h2>Flame graph</h2>\n<p class=\"note\">Click a box to "
         "zoom, Search to highlight functions.</p>\n", f);
   snprintf(title, sizeof(title), "Flame graph: %s", o.run);
   if( cli_flame_svg(f, fl, 0, title, "whole run", 1) ){
@@ -220,6 +286,7 @@ int cmd_report(int argc, char **argv){
   status = cli_export_close("report", o.out, f, status);
   if( status==0 ) cli_export_summary("report", o.run, "html", n, "functions", o.out);
 done:
+  fnt_timeline_free(tl);
   free(top);
   fnt_account_free(acc);
   fnt_flame_free(fl);

@@ -130,6 +130,10 @@ def test_report(svgs):
     assert "http://" not in src.replace("http://www.w3.org/2000/svg", "") and "https://" not in src
     conn = tc.connect(wh)
     acc = conn.execute("SELECT symbol, calls, p99_ns FROM fnt_account('r0')").fetchall()
+    t0, t1 = conn.execute("SELECT min(t_ns), max(t_ns) + 1 FROM fn_trace_events"
+                          " WHERE run_id = 'r0'").fetchone()
+    tl = conn.execute("SELECT thread, symbol FROM fnt_timeline('r0', ?, ?, 800)"
+                      " WHERE depth < 16 ORDER BY thread, depth, bucket", (t0, t1)).fetchall()
     conn.close()
     p, console = browse("file://%s#sort=p99_ns" % path, "--dump-dom")
     assert p.returncode == 0 and console == [], console
@@ -145,6 +149,12 @@ def test_report(svgs):
     fs = frames(dom)
     assert len(fs) > 10 and sum(1 for _, b in fs if re.search(r"<text[^>]*>[^<]+</text>", b)) >= 5
     assert re.search(r'<dt>events</dt><dd>\d+ ', dom)
+    # the timeline overview: a box per fnt_timeline row of the whole run
+    # (800 columns, depths below 16), a band per thread
+    svg = dom.split('<svg id="timeline"')[1].split('</svg>')[0]
+    boxes = re.findall(r'<rect class="call"[^>]*><title>([^<]*) \(', svg)
+    assert boxes == [t[1] for t in tl] and len(boxes) > 0
+    assert re.findall(r'>thread (\d+)</text>', svg) == [str(t) for t in sorted({t[0] for t in tl})]
 
 
 def test_speedscope_app(svgs, tmp_path):
