@@ -298,7 +298,7 @@ static void fileFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv,
     sqlite3_free(apzId);
     if( rc!=SQLITE_OK ) goto done;
   }
-  rc = fntConnStore(pF->pConn, &pStore, &zErr);
+  rc = fntConnStore(pF->pConn, 1, &pStore, &zErr);
   if( rc!=SQLITE_OK ){
     char *zMsg = sqlite3_mprintf("%s: %s", zFunc, zErr ? zErr : "");
     sqlite3_free(zErr);

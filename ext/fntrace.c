@@ -23,7 +23,8 @@ int fntSqliteCode(int rc){
     case FNT_OK:          return SQLITE_OK;
     case FNT_E_NOMEM:     return SQLITE_NOMEM;
     case FNT_E_CORRUPT:   return SQLITE_CORRUPT;
-    case FNT_E_BUSY:      return SQLITE_BUSY;
+    case FNT_E_BUSY:
+    case FNT_E_EXPIRED:   return SQLITE_BUSY;   /* retry: both go away */
     case FNT_E_INVALID:
     case FNT_E_CONFLICT:  return SQLITE_CONSTRAINT;
     case FNT_E_NOTFOUND:  return SQLITE_NOTFOUND;
@@ -39,8 +40,10 @@ char *fntStoreError(const char *zPrefix, fnt_store *pStore, int rc){
   return sqlite3_mprintf("%s: %s", zPrefix, zMsg);
 }
 
-/* Replaces the connection's warehouse with the one at zPath. */
-static int fntConnOpen(FntConn *p, const char *zPath, char **pzErr){
+/* Replaces the connection's warehouse with the one at zPath (made there
+** when bCreate and the folder is absent or empty). */
+static int fntConnOpen(FntConn *p, const char *zPath, int bCreate,
+                       char **pzErr){
   fnt_store *pNew = 0;
   int rc;
   if( p->nPin>0 ){
@@ -48,7 +51,7 @@ static int fntConnOpen(FntConn *p, const char *zPath, char **pzErr){
                              "statement is reading one");
     return SQLITE_BUSY;
   }
-  rc = fnt_open(zPath, FNT_OPEN_CREATE, &pNew);
+  rc = fnt_open(zPath, bCreate ? FNT_OPEN_CREATE : 0, &pNew);
   if( rc!=FNT_OK ){
     *pzErr = fntStoreError("fnt_open", pNew, rc);
     fnt_close(pNew);
@@ -59,7 +62,7 @@ static int fntConnOpen(FntConn *p, const char *zPath, char **pzErr){
   return SQLITE_OK;
 }
 
-int fntConnStore(FntConn *p, fnt_store **ppStore, char **pzErr){
+int fntConnStore(FntConn *p, int bCreate, fnt_store **ppStore, char **pzErr){
   if( p->pStore==0 ){
     const char *zEnv = getenv("FNT_WAREHOUSE");
     if( zEnv==0 || zEnv[0]==0 ){
@@ -67,8 +70,13 @@ int fntConnStore(FntConn *p, fnt_store **ppStore, char **pzErr){
           "fnt_open('path/to/warehouse') first (or set $FNT_WAREHOUSE)");
       return SQLITE_ERROR;
     }
-    int rc = fntConnOpen(p, zEnv, pzErr);
-    if( rc!=SQLITE_OK ) return rc;
+    int rc = fntConnOpen(p, zEnv, bCreate, pzErr);
+    if( rc!=SQLITE_OK ){
+      char *zMsg = sqlite3_mprintf("$FNT_WAREHOUSE: %s", *pzErr);
+      sqlite3_free(*pzErr);
+      *pzErr = zMsg;
+      return rc;
+    }
   }
   *ppStore = p->pStore;
   return SQLITE_OK;
@@ -76,7 +84,7 @@ int fntConnStore(FntConn *p, fnt_store **ppStore, char **pzErr){
 
 int fntConnPin(FntConn *p, fnt_snapshot **ppSnap, char **pzErr){
   fnt_store *pStore;
-  int rc = fntConnStore(p, &pStore, pzErr);
+  int rc = fntConnStore(p, 0, &pStore, pzErr);
   if( rc!=SQLITE_OK ) return rc;
   if( p->nPin==0 ){
     int frc = fnt_snapshot_current(pStore, &p->pSnap);
@@ -105,8 +113,8 @@ static void fntConnFree(void *pArg){
   sqlite3_free(p);
 }
 
-/* fnt_open(path) -> path.  Opens (creating when absent) a warehouse for this
-** connection. */
+/* fnt_open(path) -> path.  Opens a warehouse for this connection, creating
+** it in an absent or empty folder (a folder of other things is an error). */
 static void fntOpenFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   FntConn *p = (FntConn*)sqlite3_user_data(ctx);
   const char *zPath = (const char*)sqlite3_value_text(argv[0]);
@@ -116,7 +124,7 @@ static void fntOpenFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
     sqlite3_result_error(ctx, "fnt_open: the warehouse path is empty", -1);
     return;
   }
-  int rc = fntConnOpen(p, zPath, &zErr);
+  int rc = fntConnOpen(p, zPath, 1, &zErr);
   if( rc!=SQLITE_OK ){
     sqlite3_result_error(ctx, zErr, -1);
     sqlite3_result_error_code(ctx, rc);

@@ -21,10 +21,11 @@ typedef struct FntConn {
 } FntConn;
 
 /* The connection's warehouse: the one fnt_open() opened, else
-** $FNT_WAREHOUSE (opened, and created, on first use).  On failure returns
-** an SQLite code and sets *pzErr (sqlite3_malloc'd) to a message that says
-** to call fnt_open. */
-int fntConnStore(FntConn *p, fnt_store **ppStore, char **pzErr);
+** $FNT_WAREHOUSE (opened on first use; created there only when bCreate,
+** which filing passes: a read never makes a warehouse).  On failure
+** returns an SQLite code and sets *pzErr (sqlite3_malloc'd) to a message
+** that says to call fnt_open. */
+int fntConnStore(FntConn *p, int bCreate, fnt_store **ppStore, char **pzErr);
 
 /* Pins a snapshot for a cursor.  While any cursor of the connection is open
 ** the same snapshot is shared, so that a statement (a join, a correlated

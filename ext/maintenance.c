@@ -17,7 +17,7 @@ static fnt_store *maintainStore(sqlite3_context *ctx){
   FntConn *p = (FntConn*)sqlite3_user_data(ctx);
   fnt_store *pStore = 0;
   char *zErr = 0;
-  int rc = fntConnStore(p, &pStore, &zErr);
+  int rc = fntConnStore(p, 0, &pStore, &zErr);
   if( rc!=SQLITE_OK ){
     sqlite3_result_error(ctx, zErr, -1);
     sqlite3_result_error_code(ctx, rc);

@@ -19,6 +19,7 @@ const char *fnt_strerror(int code){
     case FNT_E_BUSY:     return "too many concurrent commits, gave up";
     case FNT_E_FORMAT:   return "unsupported format version";
     case FNT_E_MISUSE:   return "API misuse";
+    case FNT_E_EXPIRED:  return "snapshot expired while read, retry";
     default:             return "unknown error";
   }
 }

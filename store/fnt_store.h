@@ -62,6 +62,8 @@ extern "C" {
 #define FNT_E_BUSY      (-7)  /* a commit lost the race too many times */
 #define FNT_E_FORMAT    (-8)  /* a file of a newer or unknown format version */
 #define FNT_E_MISUSE    (-9)  /* an API used out of contract (NULL handle...) */
+#define FNT_E_EXPIRED  (-10)  /* the snapshot being read was expired and its
+                              ** files removed meanwhile: retry with a new one */
 
 /* The fixed English text of an error code ("I/O error", ...). */
 const char *fnt_strerror(int code);
@@ -93,8 +95,12 @@ typedef struct fnt_store fnt_store;
 /* Opens the warehouse at `dir`.  On success *out is a new handle; on failure
 ** *out is NULL, or a handle whose fnt_errmsg() says why (close it all the
 ** same).
-** @return FNT_OK, FNT_E_NOTFOUND (no warehouse and no FNT_OPEN_CREATE),
-**         FNT_E_IO, FNT_E_CORRUPT, FNT_E_FORMAT, FNT_E_NOMEM. */
+** FNT_OPEN_CREATE creates a warehouse only in an absent or empty folder (or
+** one a crashed creation left with nothing but the warehouse's subfolders):
+** a non-empty folder that is not a warehouse is FNT_E_NOTFOUND.
+** @return FNT_OK, FNT_E_NOTFOUND (no warehouse and no FNT_OPEN_CREATE, or
+**         a folder that is not a warehouse), FNT_E_IO, FNT_E_CORRUPT,
+**         FNT_E_FORMAT, FNT_E_NOMEM. */
 int fnt_open(const char *dir, int flags, fnt_store **out);
 
 /* Closes a handle; every snapshot and scan taken from it must be released
@@ -351,7 +357,10 @@ int fnt_scan_open(fnt_snapshot *snap, fnt_table table,
                   const fnt_predicate *p, fnt_scan **out);
 
 /* Advances to the next row.  @return 1 a row, 0 the end, < 0 an error
-** (a corrupt file: FNT_E_CORRUPT, its name in fnt_errmsg). */
+** (a corrupt file: FNT_E_CORRUPT, its name in fnt_errmsg; a file of the
+** snapshot removed by fnt_expire_snapshots() in the meantime, because the
+** snapshot was expired: FNT_E_EXPIRED, and a scan of a newer snapshot
+** succeeds). */
 int fnt_scan_next(fnt_scan *sc);
 
 /* The current row's value of column `col` (which must be requested).

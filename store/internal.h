@@ -153,6 +153,7 @@ struct fnt_store {
   size_t n_manifests, cap_manifests;
   struct fnt_segment **segments;     /* footer cache, most recent last */
   size_t n_segments;
+  int checking_missing;              /* in fnt_listed_file_missing() */
 };
 /* dir/rel into a fresh allocation. */
 char *fnt_path_join(const fnt_store *st, const char *rel);
@@ -249,6 +250,10 @@ int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out);
 /* Loads (or finds in the cache) a manifest by relative path. */
 int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out);
 void fnt_store_caches_free(fnt_store *st);
+/* The error for a listed file (relative `path`, a "segment" or "manifest")
+** found missing: FNT_E_EXPIRED when the newest snapshot no longer lists it
+** (the reader's snapshot was expired under it), else FNT_E_CORRUPT. */
+int fnt_listed_file_missing(fnt_store *st, const char *path, const char *what);
 /* Records the id a commit just published (best effort). */
 void fnt_snapshot_hint(fnt_store *st, uint64_t id);
 

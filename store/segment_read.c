@@ -222,9 +222,9 @@ static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
   if( s->path==0 || s->full_path==0 ){ segmentFree(s); return fnt_err(st, FNT_E_NOMEM, "out of memory"); }
   s->fd = fnt_io_open_read(s->full_path);
   if( s->fd<0 ){
-    rc = fnt_err(st, errno==ENOENT ? FNT_E_CORRUPT : FNT_E_IO,
-                 "%s: cannot open segment: %s", s->full_path,
-                 errno==ENOENT ? "missing" : strerror(errno));
+    rc = errno==ENOENT ? fnt_listed_file_missing(st, path, "segment")
+       : fnt_err(st, FNT_E_IO, "%s: cannot open segment: %s", s->full_path,
+                 strerror(errno));
     segmentFree(s);
     return rc;
   }

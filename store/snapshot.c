@@ -121,6 +121,45 @@ void fnt_snapshot_hint(fnt_store *st, uint64_t id){
   fnt_free(head);
 }
 
+/* 1 when snapshot s lists `path` (a manifest of its list, or a file of one). */
+static int snapshotLists(const fnt_snapshot *s, const char *path){
+  size_t i, j;
+  for(i=0; i<s->cat.n_manifests; i++){
+    if( strcmp(s->cat.manifest_paths[i], path)==0 ) return 1;
+  }
+  for(i=0; i<s->n_manifests; i++){
+    for(j=0; j<s->manifests[i]->n; j++){
+      if( strcmp(s->manifests[i]->entries[j].path, path)==0 ) return 1;
+    }
+  }
+  return 0;
+}
+
+int fnt_listed_file_missing(fnt_store *st, const char *path, const char *what){
+  fnt_snapshot *s = 0;
+  int listed = 1;
+  /* A listed file that is gone is corruption only if the newest snapshot
+  ** lists it: otherwise only older snapshots did, and expiry removed it
+  ** (expire never removes what a retained snapshot lists), so the reader
+  ** holds an expired snapshot.  The check loads the newest snapshot, whose
+  ** own files may be missing: no recursion then. */
+  if( !st->checking_missing ){
+    st->checking_missing = 1;
+    if( fnt_snapshot_current(st, &s)==FNT_OK ){
+      listed = snapshotLists(s, path);
+      fnt_snapshot_release(s);
+    }
+    st->checking_missing = 0;
+  }
+  if( !listed ){
+    return fnt_err(st, FNT_E_EXPIRED, "%s/%s: removed: the snapshot being "
+                   "read was expired (fnt expire) while it was read; re-run "
+                   "to read the newest snapshot", st->dir, path);
+  }
+  return fnt_err(st, FNT_E_CORRUPT, "%s/%s: cannot open %s: missing",
+                 st->dir, path, what);
+}
+
 int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out){
   size_t i, n;
   uint8_t *data;
@@ -135,9 +174,9 @@ int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out){
   full = fnt_path_join(st, path);
   if( full==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   if( fnt_io_read_file(full, &data, &n) ){
-    rc = errno==ENOMEM ? FNT_E_NOMEM : errno==ENOENT ? FNT_E_CORRUPT : FNT_E_IO;
-    rc = fnt_err(st, rc, "%s: cannot read manifest: %s", full,
-                 errno==ENOENT ? "missing" : strerror(errno));
+    rc = errno==ENOENT ? fnt_listed_file_missing(st, path, "manifest")
+       : fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO,
+                 "%s: cannot read manifest: %s", full, strerror(errno));
     fnt_free(full);
     return rc;
   }

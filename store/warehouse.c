@@ -8,6 +8,7 @@
 **   DIR/data/TABLE/PART/NAME.fnseg  segments; PART from fnt_partition_dir()
 **   DIR/tmp/                     files being written; never read
 */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,13 +92,33 @@ int64_t fnt_now_micros(void){
 
 static const char markerText[] = "fntrace warehouse, format 1\n";
 
+static const char *const subdirs[] = {
+  FNT_DIR_CATALOG, FNT_DIR_METADATA, FNT_DIR_DATA, FNT_DIR_TMP
+};
+#define NSUBDIRS (sizeof(subdirs)/sizeof(subdirs[0]))
+
+/* 1 when `dir` holds something other than the warehouse's own subfolders
+** (which a creation that crashed before its marker leaves), 0 when it is
+** absent or holds nothing else, -1 on error. */
+static int holdsOtherFiles(const char *dir){
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  int other = 0;
+  size_t i;
+  if( d==0 ) return errno==ENOENT ? 0 : -1;
+  while( !other && (de = readdir(d))!=0 ){
+    if( strcmp(de->d_name, ".")==0 || strcmp(de->d_name, "..")==0 ) continue;
+    other = 1;
+    for(i=0; i<NSUBDIRS; i++) if( strcmp(de->d_name, subdirs[i])==0 ) other = 0;
+  }
+  closedir(d);
+  return other;
+}
+
 int fnt_open(const char *dir, int flags, fnt_store **out){
   fnt_store *st;
   char *marker = 0, *sub = 0;
-  int rc = FNT_OK, exists;
-  static const char *const subdirs[] = {
-    FNT_DIR_CATALOG, FNT_DIR_METADATA, FNT_DIR_DATA, FNT_DIR_TMP
-  };
+  int rc = FNT_OK, exists, other;
   size_t i;
 
   if( out==0 ) return FNT_E_MISUSE;
@@ -122,13 +143,23 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
                    dir, FNT_MARKER);
       goto done;
     }
+    /* A typo in a path must not turn a folder of other things into a
+    ** warehouse: only an absent or empty folder becomes one. */
+    other = holdsOtherFiles(dir);
+    if( other ){
+      rc = other<0 ? fnt_err(st, FNT_E_IO, "%s: %s", dir, strerror(errno))
+         : fnt_err(st, FNT_E_NOTFOUND, "%s: not a fntrace warehouse (no %s) "
+                   "and not empty: a warehouse is made only in an absent or "
+                   "empty folder", dir, FNT_MARKER);
+      goto done;
+    }
     if( fnt_io_mkdirs(dir)<0 ){
       rc = fnt_err(st, errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO,
                    "%s: cannot create: %s", dir, strerror(errno));
       goto done;
     }
   }
-  for(i=0; i<sizeof(subdirs)/sizeof(subdirs[0]); i++){
+  for(i=0; i<NSUBDIRS; i++){
     sub = fnt_path_join(st, subdirs[i]);
     if( sub==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
     if( fnt_io_mkdirs(sub)<0 ){

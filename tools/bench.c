@@ -410,7 +410,7 @@ static int fileRun(bench *b, int sys, sys_result *r){
   fn = synth_functions(s, &nfn);
   switch( sys ){
     case SYS_FNT_C:
-      if( (st = cli_open(b->path[sys]))==0 ) goto done;
+      if( (st = cli_open(b->path[sys], 1))==0 ) goto done;
       break;
     case SYS_FNT_SQL:
       if( (db = openFntrace(b, b->path[sys], 0))==0 ) goto done;
@@ -1091,7 +1091,7 @@ static int timelineBench(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *
 }
 
 static int queryC(bench *b, sys_result *r, double *lat){
-  fnt_store *st = cli_open(b->path[SYS_FNT_C]);
+  fnt_store *st = cli_open(b->path[SYS_FNT_C], 1);
   fnt_snapshot *snap = 0;
   fnt_scan *sc = 0;
   fnt_heat *h = 0;
@@ -1408,7 +1408,7 @@ static void removeTree(const char *dir){
 ** Opening a warehouse of many snapshots.
 */
 static int buildSnapshots(bench *b){
-  fnt_store *st = cli_open(b->snapPath);
+  fnt_store *st = cli_open(b->snapPath, 1);
   fnt_function fn[2] = {{"main", "c bench/snap * main().", 1}, {"work", 0, 1}};
   fnt_event ev[5];
   char run[64];
@@ -1531,7 +1531,7 @@ static int buildCompare(bench *b){
   if( s==0 || ev==0 || out==0 ){ progress("compare: out of memory"); goto done; }
   while( (k = synth_next(s, ev+n, sc.events-n))>0 ) n += k;
   fn = synth_functions(s, &nFn);
-  if( (st = cli_open(b->cmpPath))==0 ) goto done;
+  if( (st = cli_open(b->cmpPath, 1))==0 ) goto done;
   for(r=0; r<2*b->o.cmp_runs; r++){
     int isB = r>=b->o.cmp_runs;
     uint64_t num = 1000 + (uint64_t)((r*7919)%13) + (isB ? 20 : 0);

@@ -163,7 +163,7 @@ int cmd_account(int argc, char **argv){
   else if( strcmp(o.sort, "p99")==0 ) sortBy = 1;
   else if( strcmp(o.sort, "calls")==0 ) sortBy = 2;
   else{ cli_error("account", "--sort: expected sum, p99 or calls, not '%s'", o.sort); return 2; }
-  st = cli_open(cli_warehouse(o.wh));
+  st = cli_open(cli_warehouse(o.wh), 0);
   if( st==0 ) return 1;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ){
@@ -365,7 +365,7 @@ static fnt_store *startCalls(const char *cmd, int argc, char **argv, const char 
     *status = 2;
     return 0;
   }
-  st = cli_open(cli_warehouse(o->wh));
+  st = cli_open(cli_warehouse(o->wh), 0);
   *status = 1;
   fnt_call_predicate_init(p);
   p->thread = o->thread;

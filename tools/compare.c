@@ -268,7 +268,7 @@ int cmd_compare(int argc, char **argv){
   int rc = parseArgs(argc, argv, &o);
   if( rc ) return rc<0 ? 0 : rc;
 
-  st = cli_open(cli_warehouse(o.wh));
+  st = cli_open(cli_warehouse(o.wh), 0);
   if( st==0 ) return CMP_EXIT_ERROR;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ){
@@ -367,7 +367,7 @@ int cmd_diff(int argc, char **argv){
   if( argc-optind!=2 ){ cli_error("diff", "expected RUN_A and RUN_B (see fnt diff --help)"); return 2; }
   zA = argv[optind];
   zB = argv[optind+1];
-  st = cli_open(cli_warehouse(wh));
+  st = cli_open(cli_warehouse(wh), 0);
   if( st==0 ) return 1;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ){

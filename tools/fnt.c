@@ -47,9 +47,9 @@ const char *cli_warehouse(const char *opt){
   return "./fnt-warehouse";
 }
 
-fnt_store *cli_open(const char *dir){
+fnt_store *cli_open(const char *dir, int create){
   fnt_store *st = 0;
-  int rc = fnt_open(dir, FNT_OPEN_CREATE, &st);
+  int rc = fnt_open(dir, create ? FNT_OPEN_CREATE : 0, &st);
   if( rc!=FNT_OK ){
     const char *msg = st ? fnt_errmsg(st) : "";
     fprintf(stderr, "fnt: %s: %s\n", dir, msg[0] ? msg : fnt_strerror(rc));

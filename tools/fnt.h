@@ -128,9 +128,11 @@ uint64_t cli_disk_usage(const char *dir);
 ** $FNT_WAREHOUSE, else "./fnt-warehouse". */
 const char *cli_warehouse(const char *opt);
 
-/* Opens (creating) the warehouse; on failure prints "fnt: DIR: why" to
-** stderr and returns NULL. */
-fnt_store *cli_open(const char *dir);
+/* Opens the warehouse, creating it (in an absent or empty folder) only when
+** `create`: filing does, every other subcommand reads or maintains what
+** exists, so a mistyped -w or $FNT_WAREHOUSE is an error, not a new
+** warehouse.  On failure prints "fnt: DIR: why" to stderr and returns NULL. */
+fnt_store *cli_open(const char *dir, int create);
 
 /* The fntrace extension beside this executable (build/fnt -> build/fntrace)
 ** or installed (bin/fnt -> lib/fntrace),

@@ -369,7 +369,7 @@ int cmd_import_perf(int argc, char **argv){
   fp.n_rows = prof->n_symbols;
 
   warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
-  st = cli_open(warehouse);
+  st = cli_open(warehouse, 1);
   if( !st ) goto done;
   if( cli_check_repo(st, CMD, FNT_TABLE_PROFILE, run_id, repo) ) goto done;
   filed = fnt_file_profile(st, &fp);

@@ -286,7 +286,7 @@ int cmd_import_xray(int argc, char **argv){
 
   /* 2. File the chunks as pass 2 merges the events: one chunk in memory. */
   warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
-  st = cli_open(warehouse);
+  st = cli_open(warehouse, 1);
   if( !st ) goto done;
   if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.input, &pg) ) goto done;
   if( !o.force ){

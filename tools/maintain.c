@@ -31,7 +31,7 @@ int cmd_compact(int argc, char **argv){
     return c=='h' ? 0 : 2;
   }
   if( optind<argc ){ cli_error("compact", "unexpected argument '%s'", argv[optind]); return 2; }
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   rc = fnt_compact(st, &cs);
   if( rc<0 ){
@@ -99,7 +99,7 @@ int cmd_expire(int argc, char **argv){
     return c=='h' ? 0 : 2;
   }
   if( optind<argc ){ cli_error("expire", "unexpected argument '%s'", argv[optind]); return 2; }
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   rc = fnt_expire_snapshots(st, (int64_t)keep, &es);
   if( rc<0 ){

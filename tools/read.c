@@ -116,7 +116,7 @@ int cmd_ls(int argc, char **argv){
     return c=='h' ? 0 : 2;
   }
   if( optind<argc ){ cli_error("ls", "unexpected argument '%s'", argv[optind]); return 2; }
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ){
@@ -209,7 +209,7 @@ int cmd_heat(int argc, char **argv){
   }
   if( optind!=argc-1 ){ cli_error("heat", "expected one RUN_ID (see fnt heat --help)"); return 2; }
   run = argv[optind];
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ){
@@ -300,11 +300,9 @@ static void sqlUsage(FILE *out){
 }
 
 int cmd_sql(int argc, char **argv){
-  char ext[PATH_MAX+16], load[PATH_MAX+64], open[PATH_MAX*2];
+  char ext[PATH_MAX+16], load[PATH_MAX+64];
   char **args;
   int i, k = 0;
-  const char *p;
-  char *q;
   /* No option parsing of our own beyond --help: the rest is sqlite3's. */
   if( argc>1 && (strcmp(argv[1], "--help")==0 || strcmp(argv[1], "-h")==0) ){
     sqlUsage(stdout);
@@ -312,20 +310,17 @@ int cmd_sql(int argc, char **argv){
   }
   if( cli_extension_path(ext, sizeof(ext)) ){ cli_error("sql", "cannot locate the fntrace extension"); return 1; }
   snprintf(load, sizeof(load), ".load '%s'", ext);
-  /* fnt_open('...') with quotes doubled. */
-  q = open + snprintf(open, sizeof(open), "SELECT fnt_open('");
-  for(p = cli_warehouse(0); *p && q < open+sizeof(open)-8; p++){
-    if( *p=='\'' ) *q++ = '\'';
-    *q++ = *p;
+  /* The warehouse as $FNT_WAREHOUSE, not fnt_open(): the extension then
+  ** opens it on first use and creates it only for a filing, so a mistyped
+  ** -w is an error at the first read rather than a new warehouse. */
+  if( setenv("FNT_WAREHOUSE", cli_warehouse(0), 1) ){
+    cli_error("sql", "setenv: %s", strerror(errno));
+    return 1;
   }
-  strcpy(q, "') IS NULL;");
   args = calloc((size_t)argc + 16, sizeof(char*));
   if( args==0 ) return 1;
   args[k++] = "sqlite3";
   args[k++] = "-cmd"; args[k++] = load;
-  args[k++] = "-cmd"; args[k++] = ".output /dev/null";
-  args[k++] = "-cmd"; args[k++] = open;
-  args[k++] = "-cmd"; args[k++] = ".output stdout";
   args[k++] = "-cmd"; args[k++] = ".headers on";
   if( cli_g.json ) args[k++] = "-json";
   if( cli_g.quiet ) args[k++] = "-batch";
