@@ -13,11 +13,24 @@ SQLITE_EXTENSION_INIT3
 
 #include "fnt_store.h"
 
+/* A statement's snapshot, kept after its cursors close for as long as the
+** statement runs (fntrace.c says how a statement is recognised). */
+typedef struct FntStmtRun { sqlite3_stmt *pStmt; int nRun; } FntStmtRun;
+typedef struct FntEpoch {
+  fnt_snapshot *pSnap;    /* one reference held */
+  int nOpen;              /* cursors reading it now */
+  sqlite3_int64 iPlanMark;/* the plan counter when it was pinned */
+  int nStmt;
+  FntStmtRun *aStmt;      /* the busy statements then, and their runs */
+} FntEpoch;
+#define FNT_MAX_EPOCH 8
+
 typedef struct FntConn {
   sqlite3 *db;
   fnt_store *pStore;      /* the open warehouse, or NULL */
-  fnt_snapshot *pSnap;    /* the snapshot pinned by open cursors, or NULL */
-  int nPin;               /* open cursors that read pSnap */
+  sqlite3_int64 iPlanSeq; /* plans numbered by xBestIndex (fntConnPlan) */
+  int nEpoch;             /* statements still running and their snapshots */
+  FntEpoch aEpoch[FNT_MAX_EPOCH];
 } FntConn;
 
 /* The connection's warehouse: the one fnt_open() opened, else
@@ -27,12 +40,38 @@ typedef struct FntConn {
 ** that says to call fnt_open. */
 int fntConnStore(FntConn *p, int bCreate, fnt_store **ppStore, char **pzErr);
 
-/* Pins a snapshot for a cursor.  While any cursor of the connection is open
-** the same snapshot is shared, so that a statement (a join, a correlated
-** subquery) reads one consistent snapshot; the next statement sees the newest
-** commit.  Pair every successful call with fntConnUnpin(). */
-int fntConnPin(FntConn *p, fnt_snapshot **ppSnap, char **pzErr);
-void fntConnUnpin(FntConn *p);
+/* Pins the snapshot of the running statement for a cursor: every cursor
+** of a statement (a join, a correlated subquery, also one that SQLite
+** closes and reopens for each outer row) reads the snapshot that was newest
+** when the statement first read one; a statement that starts later, also
+** one run within another, reads the newest.  iPlan is the cursor's plan
+** number (fntConnPlan, in its idxStr), or -1 when it has none.  Pair every
+** successful call with fntConnUnpin() of the snapshot it gave. */
+int fntConnPinPlan(FntConn *p, sqlite3_int64 iPlan, fnt_snapshot **ppSnap,
+                   char **pzErr);
+int fntConnPin(FntConn *p, fnt_snapshot **ppSnap, char **pzErr);  /* iPlan -1 */
+void fntConnUnpin(FntConn *p, fnt_snapshot *pSnap);
+/* A new plan number, for xBestIndex to put in idxStr. */
+sqlite3_int64 fntConnPlan(FntConn *p);
+/* The snapshot the running statement reads (pinned now if it has none yet,
+** and kept for the statement): fnt_snapshot(). */
+int fntConnStatementSnapshot(FntConn *p, fnt_snapshot **ppSnap, char **pzErr);
+/* Time travel: snapshot iId (a new reference: fnt_snapshot_release it), or
+** an SQLite code and *pzErr naming the id when it is expired or unknown. */
+int fntConnSnapshotAt(FntConn *p, sqlite3_int64 iId, fnt_snapshot **ppSnap,
+                      char **pzErr);
+
+/* What a table's cursor reads (SPEC §10): the snapshot named by its hidden
+** column, "WHERE snapshot_id = :s" (bAt, iAt), else the statement's
+** (fntConnPinPlan with iPlan).  Close it before the cursor's next filter. */
+typedef struct FntCurSnap {
+  fnt_snapshot *pSnap;
+  sqlite3_int64 iId;      /* pSnap's id: the snapshot_id column's value */
+  int bPinned, bOwn;
+} FntCurSnap;
+int fntCurSnapOpen(FntConn *p, FntCurSnap *pCs, int bAt, sqlite3_int64 iAt,
+                   sqlite3_int64 iPlan, char **pzErr);
+void fntCurSnapClose(FntConn *p, FntCurSnap *pCs);
 
 /* The one place that maps store codes (FNT_E_...) to SQLite codes. */
 int fntSqliteCode(int rc);
@@ -76,5 +115,6 @@ int fntRegisterRunFunctions(sqlite3 *db, FntConn *p);  /* run_functions.c */
 int fntRegisterCompare(sqlite3 *db, FntConn *p); /* compare.c: fnt_compare, fnt_diff */
 int fntRegisterFlame(sqlite3 *db, FntConn *p);   /* flame.c: fnt_flame, fnt_folded */
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p);  /* maintenance.c */
+int fntRegisterSnapshots(sqlite3 *db, FntConn *p);    /* snapshots.c */
 
 #endif /* FNTRACE_INT_H */

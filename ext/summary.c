@@ -71,7 +71,7 @@ typedef struct SumVtab {
 
 typedef struct SumCursor {
   sqlite3_vtab_cursor base;
-  int bPinned;
+  FntCurSnap cs;                 /* the snapshot it read */
   SumRow *aRow;
   int nRow;
   int iRow;
@@ -100,7 +100,7 @@ static int sumConnect(sqlite3 *db, void *pAux, int argc,
         aSumCol[i].isText ? "TEXT" : "INTEGER",
         (i==SUM_RUN_ID || i==SUM_REPO) ? " NOT NULL" : "");
   }
-  sqlite3_str_appendall(pSql, ")");
+  sqlite3_str_appendall(pSql, ", snapshot_id INTEGER HIDDEN)");  /* SPEC §10 */
   zSql = sqlite3_str_finish(pSql);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_declare_vtab(db, zSql);
@@ -127,6 +127,9 @@ static int sumDisconnect(sqlite3_vtab *pVtab){
 **   SUM_IDX_RUN_ID  0x1  argv: the right-hand side of one "run_id ="
 **   SUM_IDX_REPO    0x2  argv: the right-hand side of one "repo ="
 **   SUM_IDX_ORDER   0x4  ORDER BY ts_micros DESC[, run_id] consumed (no argv)
+**   SUM_IDX_SNAPSHOT 0x8 argv: the right-hand side of "snapshot_id =" (time
+**                        travel: SQLite must not filter by it, so omit=1)
+** idxStr ends with "plan=<n>", the plan's number (fntConnPlan).
 ** Only TEXT values (BINARY collation) narrow the fn_trace_runs scan; a NULL
 ** matches nothing; other values are left to SQLite, which re-checks every
 ** constraint here (omit=0): the table is small, and exactness is free.
@@ -134,14 +137,20 @@ static int sumDisconnect(sqlite3_vtab *pVtab){
 #define SUM_IDX_RUN_ID  0x1
 #define SUM_IDX_REPO    0x2
 #define SUM_IDX_ORDER   0x4
+#define SUM_IDX_SNAPSHOT 0x8
 
 static int sumBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
-  int iRun = -1, iRepo = -1, idxNum = 0, nArg = 0, i;
+  int iRun = -1, iRepo = -1, iSnap = -1, bSnapUnusable = 0;
+  int idxNum = 0, nArg = 0, i;
   double nRow = 1000;
-  (void)pVtab;
   for(i=0; i<pInfo->nConstraint; i++){
     const struct sqlite3_index_constraint *pC = &pInfo->aConstraint[i];
     const char *zColl;
+    if( pC->iColumn==SUM_NCOL && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      if( !pC->usable ) bSnapUnusable = 1;
+      else if( iSnap<0 ) iSnap = i;
+      continue;
+    }
     if( !pC->usable || pC->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
     if( pC->iColumn!=SUM_RUN_ID && pC->iColumn!=SUM_REPO ) continue;
     zColl = sqlite3_vtab_collation(pInfo, i);
@@ -159,6 +168,11 @@ static int sumBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     idxNum |= SUM_IDX_REPO;
     nRow /= 10;
   }
+  if( iSnap>=0 ){
+    pInfo->aConstraintUsage[iSnap].argvIndex = ++nArg;
+    pInfo->aConstraintUsage[iSnap].omit = 1;
+    idxNum |= SUM_IDX_SNAPSHOT;
+  }
   if( pInfo->nOrderBy>=1 && pInfo->aOrderBy[0].iColumn==SUM_TS_MICROS
    && pInfo->aOrderBy[0].desc
    && (pInfo->nOrderBy==1 || (pInfo->aOrderBy[1].iColumn==SUM_RUN_ID
@@ -168,16 +182,19 @@ static int sumBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
     idxNum |= SUM_IDX_ORDER;
   }
   if( nRow<1 ) nRow = 1;
-  /* For EXPLAIN QUERY PLAN only: xFilter reads idxNum. */
-  pInfo->idxStr = sqlite3_mprintf("%s%s%s",
+  /* xFilter reads idxNum, and the plan number: the rest is for EXPLAIN. */
+  pInfo->idxStr = sqlite3_mprintf("%s%s%s%splan=%lld",
       (idxNum & SUM_IDX_RUN_ID) ? "run_id= " : "",
       (idxNum & SUM_IDX_REPO) ? "repo= " : "",
-      (idxNum & SUM_IDX_ORDER) ? "order" : "");
+      (idxNum & SUM_IDX_SNAPSHOT) ? "snapshot= " : "",
+      (idxNum & SUM_IDX_ORDER) ? "order " : "",
+      fntConnPlan(((SumVtab*)pVtab)->pConn));
   if( pInfo->idxStr==0 ) return SQLITE_NOMEM;
   pInfo->needToFreeIdxStr = 1;
   pInfo->idxNum = idxNum;
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   pInfo->estimatedCost = 1000.0 + nRow;   /* the runs scan, whatever is kept */
+  if( bSnapUnusable && iSnap<0 ) pInfo->estimatedCost *= 1e6;
   return SQLITE_OK;
 }
 
@@ -197,10 +214,7 @@ static void sumCursorReset(SumCursor *pCur){
   sqlite3_free(pCur->aRow);
   pCur->aRow = 0;
   pCur->nRow = pCur->iRow = 0;
-  if( pCur->bPinned ){
-    fntConnUnpin(pTab->pConn);
-    pCur->bPinned = 0;
-  }
+  fntCurSnapClose(pTab->pConn, &pCur->cs);
 }
 
 static int sumClose(sqlite3_vtab_cursor *cur){
@@ -245,17 +259,13 @@ static int sumTextKey(sqlite3_value *pVal, const char **pz){
   return 1;
 }
 
-/* Reads the chunk rows into pCur->aRow. */
+/* Reads the chunk rows of pCur->cs's snapshot into pCur->aRow. */
 static int sumLoad(SumCursor *pCur, const fnt_predicate *pPred, char **pzErr){
   SumVtab *pTab = (SumVtab*)pCur->base.pVtab;
-  fnt_snapshot *pSnap = 0;
   fnt_scan *pScan = 0;
-  int nAlloc = 0, rc, frc, i;
+  int nAlloc = 0, rc = SQLITE_OK, frc, i;
 
-  rc = fntConnPin(pTab->pConn, &pSnap, pzErr);
-  if( rc!=SQLITE_OK ) return rc;
-  pCur->bPinned = 1;
-  frc = fnt_scan_open(pSnap, FNT_TABLE_RUNS, pPred, &pScan);
+  frc = fnt_scan_open(pCur->cs.pSnap, FNT_TABLE_RUNS, pPred, &pScan);
   while( frc>=0 && (frc = fnt_scan_next(pScan))==1 ){
     SumRow *p;
     if( pCur->nRow==nAlloc ){
@@ -339,18 +349,46 @@ static int sumFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   SumCursor *pCur = (SumCursor*)cur;
   SumVtab *pTab = (SumVtab*)cur->pVtab;
   fnt_predicate pred;
-  const char *zRun = 0, *zRepo = 0;
+  const char *zRun = 0, *zRepo = 0, *zPlan;
+  sqlite3_int64 iAt = -1;
   char *zErr = 0;
-  int iArg = 0, rc, i;
-  (void)idxStr;
+  int iArg = 0, rc, i, bNone = 0;
 
   sumCursorReset(pCur);
   fnt_predicate_init(&pred);
   if( idxNum & SUM_IDX_RUN_ID ){
-    if( iArg>=argc || !sumTextKey(argv[iArg++], &zRun) ) return SQLITE_OK;
+    if( iArg>=argc ) return SQLITE_OK;
+    bNone |= !sumTextKey(argv[iArg++], &zRun);
   }
   if( idxNum & SUM_IDX_REPO ){
-    if( iArg>=argc || !sumTextKey(argv[iArg++], &zRepo) ) return SQLITE_OK;
+    if( iArg>=argc ) return SQLITE_OK;
+    bNone |= !sumTextKey(argv[iArg++], &zRepo);
+  }
+  if( idxNum & SUM_IDX_SNAPSHOT ){
+    sqlite3_value *pDup;
+    if( iArg>=argc ) return SQLITE_OK;
+    pDup = sqlite3_value_dup(argv[iArg++]);  /* affinity on a copy */
+    if( pDup==0 ) return SQLITE_NOMEM;
+    if( sqlite3_value_numeric_type(pDup)==SQLITE_INTEGER ){
+      iAt = sqlite3_value_int64(pDup);
+    }
+    sqlite3_value_free(pDup);
+    if( iAt<0 ){
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = sqlite3_mprintf("snapshot_id: not a snapshot id "
+                                           "(an integer)");
+      return SQLITE_ERROR;
+    }
+  }
+  zPlan = idxStr ? strstr(idxStr, "plan=") : 0;
+  rc = fntCurSnapOpen(pTab->pConn, &pCur->cs, (idxNum & SUM_IDX_SNAPSHOT)!=0,
+                      iAt, zPlan ? strtoll(zPlan+5, 0, 10) : -1, &zErr);
+  if( rc!=SQLITE_OK || bNone ){
+    if( zErr ){
+      sqlite3_free(pTab->base.zErrMsg);
+      pTab->base.zErrMsg = zErr;
+    }
+    return rc;
   }
   if( zRun ){ pred.run_ids = &zRun; pred.n_run_ids = 1; }
   if( zRepo ){ pred.repos = &zRepo; pred.n_repos = 1; }
@@ -383,6 +421,10 @@ static int sumEof(sqlite3_vtab_cursor *cur){
 static int sumColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   SumCursor *pCur = (SumCursor*)cur;
   const SumRow *p;
+  if( i==SUM_NCOL ){
+    sqlite3_result_int64(ctx, pCur->cs.iId);
+    return SQLITE_OK;
+  }
   if( pCur->iRow>=pCur->nRow || i<0 || i>=SUM_NCOL ) return SQLITE_OK;
   p = &pCur->aRow[pCur->iRow];
   if( aSumCol[i].isText ){

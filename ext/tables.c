@@ -80,8 +80,7 @@ typedef struct FntVtab {
 
 typedef struct FntCursor {
   sqlite3_vtab_cursor base;
-  int bPinned;                   /* holds one fntConnPin() */
-  fnt_snapshot *pSnap;
+  FntCurSnap cs;                 /* the snapshot it reads */
   fnt_scan *pScan;               /* NULL: no rows (empty plan) */
   fnt_calls *pCalls;             /* fn_trace_calls: its scan instead */
   const fnt_call *pCall;         /* ...and its current row */
@@ -128,7 +127,8 @@ static int fntConnect(sqlite3 *db, void *pAux, int argc,
         (strcmp(zCol,"repo")==0 || strcmp(zCol,"run_id")==0
           || strcmp(zCol,"symbol")==0) ? " NOT NULL" : "");
   }
-  sqlite3_str_appendall(pSql, ")");
+  /* SPEC §10: WHERE snapshot_id = :s reads snapshot :s. */
+  sqlite3_str_appendall(pSql, ", snapshot_id INTEGER HIDDEN)");
   zSql = sqlite3_str_finish(pSql);
   if( zSql==0 ) return SQLITE_NOMEM;
   rc = sqlite3_declare_vtab(db, zSql);
@@ -174,8 +174,11 @@ static int fntDisconnect(sqlite3_vtab *pVtab){
 **                  ("=IN": an IN list received whole, sqlite3_vtab_in());
 **   "limit"        argv[i] is the LIMIT;
 **   "offset"       argv[i] is the OFFSET;
+**   "snapshot="    argv[i] is the snapshot_id to read (time travel);
 ** then tokens that take no value:
 **   "order"        ORDER BY seq_no consumed (one run, in seq_no order);
+**   "plan=<n>"     the plan's number (fntConnPlan), which tells the
+**                  cursors of a statement from those of a later statement;
 **   "cols=<hex>"   colUsed, the columns to decode (always last).
 ** Several constraints on one field fold into one store predicate (ranges
 ** intersect, = values must agree, IN lists intersect).
@@ -215,6 +218,7 @@ static int fntDisconnect(sqlite3_vtab *pVtab){
 #define FNT_IDX_LIMIT        0x20000
 #define FNT_IDX_OFFSET       0x40000
 #define FNT_IDX_OMIT_OFFSET  0x80000
+#define FNT_IDX_SNAPSHOT     0x100000
 
 static int fntIsIntField(int f){
   return f!=FNT_F_RUN_ID && f!=FNT_F_REPO && f!=FNT_F_KIND
@@ -242,6 +246,7 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   int nOffered = 0, nUsed = 0, nKept = 0;  /* constraints: offered, used,
                                            ** used but left to SQLite */
   int iLimit = -1, iOffset = -1;
+  int bSnapUnusable = 0;
   int bOneRun = 0;
   int nRunIn = 0;
   double nRow;
@@ -268,6 +273,20 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       continue;
     }
     nOffered++;
+    if( pC->iColumn==pTab->nCol && pC->op==SQLITE_INDEX_CONSTRAINT_EQ ){
+      /* snapshot_id = :s must reach xFilter: SQLite filtering the rows of
+      ** the statement's snapshot by their snapshot_id would find none. */
+      if( !pC->usable || (idxNum & FNT_IDX_SNAPSHOT) ){
+        bSnapUnusable |= !pC->usable;
+        continue;
+      }
+      pInfo->aConstraintUsage[i].argvIndex = ++nArg;
+      pInfo->aConstraintUsage[i].omit = 1;
+      nUsed++;
+      idxNum |= FNT_IDX_SNAPSHOT;
+      sqlite3_str_appendf(pStr, "%ssnapshot=", nArg>1 ? " " : "");
+      continue;
+    }
     if( !pC->usable || zOp==0 ) continue;
     for(f=0; f<FNT_NFIELD; f++){
       if( pTab->aCol[f]==pC->iColumn && pC->iColumn>=0 ) break;
@@ -362,8 +381,9 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   }
   if( idxNum & FNT_IDX_ORDERED ) sqlite3_str_appendf(pStr, "%sorder",
                                                      nArg ? " " : "");
-  sqlite3_str_appendf(pStr, "%scols=%llx",
+  sqlite3_str_appendf(pStr, "%splan=%lld cols=%llx",
                       (nArg || (idxNum & FNT_IDX_ORDERED)) ? " " : "",
+                      fntConnPlan(pTab->pT->pConn),
                       (unsigned long long)pInfo->colUsed);
   z = sqlite3_str_finish(pStr);
   if( z==0 ) return SQLITE_NOMEM;
@@ -374,6 +394,9 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
   pInfo->estimatedRows = (sqlite3_int64)nRow;
   /* A few row groups are opened whatever the rows: a fixed start-up cost. */
   pInfo->estimatedCost = 100.0 + nRow;
+  if( bSnapUnusable && !(idxNum & FNT_IDX_SNAPSHOT) ){
+    pInfo->estimatedCost *= 1e6;   /* a plan that can pass snapshot_id wins */
+  }
   return SQLITE_OK;
 }
 
@@ -393,6 +416,8 @@ typedef struct FntFold {
   sqlite3_int64 aLo[FNT_NFIELD], aHi[FNT_NFIELD];  /* INTEGER fields */
   sqlite3_int64 nLimit;          /* < 0: none */
   sqlite3_int64 nOffset;
+  sqlite3_int64 iPlan;           /* the plan's number, -1 when unknown */
+  sqlite3_int64 iSnapLo, iSnapHi;/* snapshot_id = : lo==hi, or lo>hi: none */
 } FntFold;
 
 static void fntFoldInit(FntFold *p){
@@ -403,6 +428,9 @@ static void fntFoldInit(FntFold *p){
     p->aHi[f] = INT64_MAX;
   }
   p->nLimit = -1;
+  p->iPlan = -1;
+  p->iSnapLo = INT64_MIN;
+  p->iSnapHi = INT64_MAX;
 }
 
 static void fntTextSetClear(FntTextSet *s){
@@ -622,6 +650,13 @@ static int fntFoldArgs(FntFold *p, const char *zPlan, int argc,
       /* idxNum carries it */
     }else if( n>5 && memcmp(z, "cols=", 5)==0 ){
       *pColumns = strtoull(z+5, 0, 16);
+    }else if( n>5 && memcmp(z, "plan=", 5)==0 ){
+      p->iPlan = strtoll(z+5, 0, 10);
+    }else if( n==9 && memcmp(z, "snapshot=", 9)==0 ){
+      if( iArg>=argc ) return SQLITE_ERROR;
+      rc = fntFoldInt(argv[iArg++], SQLITE_INDEX_CONSTRAINT_EQ,
+                      &p->iSnapLo, &p->iSnapHi);
+      if( rc!=SQLITE_OK ) return rc;
     }else if( fntParseToken(z, n, &f, &op, &bIn)==0 ){
       sqlite3_value *pVal;
       if( iArg>=argc ) return SQLITE_ERROR;
@@ -709,11 +744,7 @@ static void fntCursorReset(FntCursor *pCur){
     pCur->pCalls = 0;
     pCur->pCall = 0;
   }
-  if( pCur->bPinned ){
-    fntConnUnpin(pTab->pT->pConn);
-    pCur->bPinned = 0;
-    pCur->pSnap = 0;
-  }
+  fntCurSnapClose(pTab->pT->pConn, &pCur->cs);
   pCur->bEof = 1;
 }
 
@@ -795,7 +826,7 @@ static int fntFilterCalls(FntCursor *pCur, int idxNum, FntFold *p, char **pzErr)
   pred.t0 = p->aLo[FNT_F_END_NS];
   pred.ordered = (idxNum & FNT_IDX_ORDERED)!=0;
   pred.limit = fntFoldLimit(p, idxNum);
-  frc = fnt_calls_open(pCur->pSnap, &pred, &pCur->pCalls);
+  frc = fnt_calls_open(pCur->cs.pSnap, &pred, &pCur->pCalls);
   if( frc!=FNT_OK ){
     fnt_calls_close(pCur->pCalls);
     pCur->pCalls = 0;
@@ -829,9 +860,14 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     }
     goto filter_out;
   }
-  rc = fntConnPin(pConn, &pCur->pSnap, &zErr);
+  if( (idxNum & FNT_IDX_SNAPSHOT) && fold.iSnapLo>fold.iSnapHi ){
+    zErr = sqlite3_mprintf("snapshot_id: not a snapshot id (an integer)");
+    rc = SQLITE_ERROR;
+    goto filter_out;
+  }
+  rc = fntCurSnapOpen(pConn, &pCur->cs, (idxNum & FNT_IDX_SNAPSHOT)!=0,
+                      fold.iSnapLo, fold.iPlan, &zErr);
   if( rc!=SQLITE_OK ) goto filter_out;
-  pCur->bPinned = 1;
 
   fnt_predicate_init(&pred);
   for(f=0; f<FNT_NFIELD; f++){
@@ -892,7 +928,7 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   pred.ordered = (idxNum & FNT_IDX_ORDERED)!=0;
   pred.limit = fntFoldLimit(&fold, idxNum);
 
-  frc = fnt_scan_open(pCur->pSnap, pTab->eTab, &pred, &pCur->pScan);
+  frc = fnt_scan_open(pCur->cs.pSnap, pTab->eTab, &pred, &pCur->pScan);
   if( frc!=FNT_OK ){
     pCur->pScan = 0;
     zErr = fntStoreError(fnt_table_name(pTab->eTab), pConn->pStore, frc);
@@ -958,6 +994,10 @@ static void fntCallColumn(const fnt_call *c, sqlite3_context *ctx, int i){
 static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   FntCursor *pCur = (FntCursor*)cur;
   FntVtab *pTab = (FntVtab*)cur->pVtab;
+  if( i==pTab->nCol ){
+    sqlite3_result_int64(ctx, pCur->cs.iId);
+    return SQLITE_OK;
+  }
   if( pCur->pCall ){
     fntCallColumn(pCur->pCall, ctx, i);
     return SQLITE_OK;

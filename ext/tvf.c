@@ -33,7 +33,6 @@ typedef struct TvfVtab {
 
 typedef struct TvfCursor {
   sqlite3_vtab_cursor base;
-  int bPinned;              /* this cursor holds a pin of pConn's snapshot */
   void *pRows;              /* the rows of the current xFilter, or NULL */
   size_t nRow, iRow;
   char *azArg[TVF_MAXARG];  /* the arguments (sqlite3_malloc'd), or NULL */
@@ -84,7 +83,6 @@ static int tvfClose(sqlite3_vtab_cursor *cur){
   TvfCursor *pCur = (TvfCursor*)cur;
   TvfAux *pAux = ((TvfVtab*)cur->pVtab)->pAux;
   tvfCursorReset(pCur, pAux->pTvf);
-  if( pCur->bPinned ) fntConnUnpin(pAux->pConn);
   sqlite3_free(pCur);
   return SQLITE_OK;
 }
@@ -131,6 +129,7 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
   TvfVtab *pTab = (TvfVtab*)cur->pVtab;
   FntConn *pConn = pTab->pAux->pConn;
   const FntTvf *pTvf = pTab->pAux->pTvf;
+  fnt_snapshot *pSnap = 0;
   char *zErr = 0;
   int i, rc;
   (void)idxStr;
@@ -153,23 +152,23 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum,
     pCur->azArg[i] = sqlite3_mprintf("%s", z);
     if( pCur->azArg[i]==0 ) return SQLITE_NOMEM;
   }
-  if( !pCur->bPinned ){
-    fnt_snapshot *pSnap = 0;
-    rc = fntConnPin(pConn, &pSnap, &zErr);
-    if( rc!=SQLITE_OK ){
-      sqlite3_free(pTab->base.zErrMsg);
-      pTab->base.zErrMsg = zErr;
-      return rc;
-    }
-    pCur->bPinned = 1;
+  /* The rows are computed here: the snapshot is the statement's (its
+  ** other cursors read the same), needed no longer. */
+  rc = fntConnPin(pConn, &pSnap, &zErr);
+  if( rc!=SQLITE_OK ){
+    sqlite3_free(pTab->base.zErrMsg);
+    pTab->base.zErrMsg = zErr;
+    return rc;
   }
   if( pTvf->xCheck && (zErr = pTvf->xCheck((const char *const*)pCur->azArg))!=0 ){
+    fntConnUnpin(pConn, pSnap);
     sqlite3_free(pTab->base.zErrMsg);
     pTab->base.zErrMsg = zErr;
     return SQLITE_ERROR;
   }
-  rc = pTvf->xCompute(pConn->pSnap, (const char *const*)pCur->azArg,
+  rc = pTvf->xCompute(pSnap, (const char *const*)pCur->azArg,
                       &pCur->pRows, &pCur->nRow);
+  fntConnUnpin(pConn, pSnap);
   if( rc!=FNT_OK ){
     sqlite3_free(pTab->base.zErrMsg);
     pTab->base.zErrMsg = fntStoreError(pTvf->zName, pConn->pStore, rc);

@@ -107,6 +107,14 @@ int fnt_open(const char *dir, int flags, fnt_store **out);
 ** before.  NULL is a no-op. */
 void fnt_close(fnt_store *st);
 
+/* The memory a handle keeps for manifests that no pinned snapshot lists
+** (so that the next snapshot need not read them again): at most `bytes`
+** (default FNT_CACHE_BUDGET_DEFAULT).  What the pinned snapshots list is
+** kept whatever the budget, so a long-lived handle holds what the newest
+** snapshot lists plus the budget, however many snapshots it followed. */
+#define FNT_CACHE_BUDGET_DEFAULT ((size_t)8 << 20)
+void fnt_set_cache_budget(fnt_store *st, size_t bytes);
+
 /* The warehouse directory as given to fnt_open(); owned by the handle. */
 const char *fnt_path(const fnt_store *st);
 
@@ -260,10 +268,17 @@ typedef struct fnt_snapshot_info {
   const char *summary;        /* e.g. "run_id=r1 chunk=0 events=6"; for people */
   uint64_t added_files, added_rows;
   uint64_t total_files, total_rows;   /* over all tables */
+  const char *run_id;         /* the run a file-chunk or file-profile filed,
+                              ** else NULL */
+  int64_t chunk;              /* the chunk a file-chunk filed, else -1 */
 } fnt_snapshot_info;
 
 /* Describes a pinned snapshot; strings owned by the snapshot. */
 void fnt_snapshot_describe(const fnt_snapshot *snap, fnt_snapshot_info *info);
+
+/* The bytes of the files a pinned snapshot lists (segments, as their
+** manifests give their sizes). */
+uint64_t fnt_snapshot_bytes(const fnt_snapshot *snap);
 
 /* Calls `cb` for every retained snapshot, newest first, until it returns
 ** non-zero.  The info's strings are valid during the call only.

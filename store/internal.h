@@ -149,8 +149,10 @@ struct fnt_store {
   int errcode;
   /* snapshot.c caches */
   struct fnt_snapshot *current;      /* newest pinned so far (ref held) */
-  struct fnt_manifest **manifests;   /* every manifest read, by path */
-  size_t n_manifests, cap_manifests;
+  struct fnt_manifest **mbuckets;    /* manifests by path hash (chained) */
+  size_t n_mbuckets, n_manifests;
+  struct fnt_manifest *idle_head, *idle_tail;  /* held by no snapshot */
+  size_t idle_bytes, cache_budget;
   struct fnt_segment **segments;     /* footer cache, most recent last */
   size_t n_segments;
   int checking_missing;              /* in fnt_listed_file_missing() */
@@ -204,6 +206,13 @@ typedef struct fnt_manifest {
   char *path;            /* relative */
   fnt_entry *entries;
   size_t n;
+  /* snapshot.c's cache: a manifest is shared by the snapshots that list it
+  ** (refs); one no snapshot holds waits on the idle list, least recently
+  ** used first, until the budget pushes it out. */
+  int refs;
+  size_t mem;            /* about what it takes in memory */
+  uint64_t hash;         /* of path */
+  struct fnt_manifest *hnext, *idle_prev, *idle_next;
 } fnt_manifest;
 
 int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out);
@@ -218,6 +227,11 @@ typedef struct fnt_catalog {
   uint64_t added_files, added_rows, total_files, total_rows;
   char **manifest_paths;   /* the manifest list, inline */
   size_t n_manifests;
+  /* Not stored as such: the run a filing filed (snapshot.c reads it from
+  ** the summary, or the files the snapshot added), NULL otherwise, and its
+  ** chunk (-1 for a profile or none). */
+  char *run_id;
+  int64_t chunk;
 } fnt_catalog;
 int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out);
 int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
@@ -247,8 +261,10 @@ int fnt_catalog_ids(fnt_store *st, uint64_t **ids, size_t *n);
 /* The newest committed id (0 = empty warehouse). */
 int fnt_snapshot_newest_id(fnt_store *st, uint64_t *id);
 int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out);
-/* Loads (or finds in the cache) a manifest by relative path. */
+/* Loads (or finds in the cache) a manifest by relative path: a reference,
+** given back with fnt_manifest_release(). */
 int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out);
+void fnt_manifest_release(fnt_store *st, fnt_manifest *m);
 void fnt_store_caches_free(fnt_store *st);
 /* The error for a listed file (relative `path`, a "segment" or "manifest")
 ** found missing: FNT_E_EXPIRED when the newest snapshot no longer lists it

@@ -206,6 +206,7 @@ void fnt_catalog_clear(fnt_catalog *c){
   size_t i;
   fnt_free(c->operation);
   fnt_free(c->summary);
+  fnt_free(c->run_id);
   for(i=0; i<c->n_manifests; i++) fnt_free(c->manifest_paths[i]);
   fnt_free(c->manifest_paths);
   memset(c, 0, sizeof(*c));

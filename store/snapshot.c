@@ -5,8 +5,10 @@
 ** catalog/HEAD holds a recent N (a hint, written after each commit); a
 ** reader starts there and probes N+1, N+2, ... so a stale or missing hint
 ** costs a few stat() calls, never a wrong answer.  Files are immutable, so
-** manifests are cached by path for the life of the handle and a snapshot
-** already loaded is shared by reference count.
+** a snapshot already loaded is shared by reference count, and manifests are
+** cached by path for as long as a snapshot lists them, then within a budget
+** for the next ones (fnt_set_cache_budget): a long-lived handle holds what
+** its pinned snapshots list, not what it has ever read.
 */
 #include <dirent.h>
 #include <errno.h>
@@ -160,16 +162,109 @@ int fnt_listed_file_missing(fnt_store *st, const char *path, const char *what){
                  st->dir, path, what);
 }
 
+/* ---- The manifest cache: a hash table by path (chained), and the idle
+** list of manifests no snapshot holds, evicted least recently used first
+** once they take more than the budget. */
+
+static fnt_manifest **bucketOf(fnt_store *st, uint64_t h){
+  return &st->mbuckets[h & (st->n_mbuckets-1)];
+}
+
+static fnt_manifest *cacheFind(fnt_store *st, const char *path, uint64_t h){
+  fnt_manifest *m;
+  if( st->n_mbuckets==0 ) return 0;
+  for(m = *bucketOf(st, h); m; m = m->hnext){
+    if( m->hash==h && strcmp(m->path, path)==0 ) return m;
+  }
+  return 0;
+}
+
+/* Inserts m: FNT_OK, or FNT_E_NOMEM when there is no table at all (a
+** table that cannot grow takes it all the same). */
+static int cacheInsert(fnt_store *st, fnt_manifest *m){
+  if( st->n_manifests>=st->n_mbuckets ){
+    size_t nb = st->n_mbuckets ? 2*st->n_mbuckets : 64, i;
+    fnt_manifest **b = fnt_calloc(nb, sizeof(*b));
+    if( b ){
+      for(i=0; i<st->n_mbuckets; i++){
+        fnt_manifest *x = st->mbuckets[i], *next;
+        for(; x; x = next){
+          next = x->hnext;
+          x->hnext = b[x->hash & (nb-1)];
+          b[x->hash & (nb-1)] = x;
+        }
+      }
+      fnt_free(st->mbuckets);
+      st->mbuckets = b;
+      st->n_mbuckets = nb;
+    }
+  }
+  if( st->n_mbuckets==0 ) return FNT_E_NOMEM;
+  m->hnext = *bucketOf(st, m->hash);
+  *bucketOf(st, m->hash) = m;
+  st->n_manifests++;
+  return FNT_OK;
+}
+
+static void cacheRemove(fnt_store *st, fnt_manifest *m){
+  fnt_manifest **pp;
+  if( st->n_mbuckets==0 ) return;
+  for(pp = bucketOf(st, m->hash); *pp; pp = &(*pp)->hnext){
+    if( *pp==m ){
+      *pp = m->hnext;
+      st->n_manifests--;
+      return;
+    }
+  }
+}
+
+static void idleUnlink(fnt_store *st, fnt_manifest *m){
+  if( m->idle_prev ) m->idle_prev->idle_next = m->idle_next;
+  else st->idle_head = m->idle_next;
+  if( m->idle_next ) m->idle_next->idle_prev = m->idle_prev;
+  else st->idle_tail = m->idle_prev;
+  m->idle_prev = m->idle_next = 0;
+  st->idle_bytes -= m->mem;
+}
+
+/* Frees idle manifests, oldest first, until they fit the budget. */
+static void cacheTrim(fnt_store *st){
+  while( st->idle_head && st->idle_bytes > st->cache_budget ){
+    fnt_manifest *m = st->idle_head;
+    idleUnlink(st, m);
+    cacheRemove(st, m);
+    fnt_manifest_free(m);
+  }
+}
+
+void fnt_set_cache_budget(fnt_store *st, size_t bytes){
+  if( st==0 ) return;
+  st->cache_budget = bytes;
+  cacheTrim(st);
+}
+
+void fnt_manifest_release(fnt_store *st, fnt_manifest *m){
+  if( m==0 || --m->refs>0 ) return;
+  m->idle_prev = st->idle_tail;
+  m->idle_next = 0;
+  if( st->idle_tail ) st->idle_tail->idle_next = m;
+  else st->idle_head = m;
+  st->idle_tail = m;
+  st->idle_bytes += m->mem;
+  cacheTrim(st);
+}
+
 int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out){
   size_t i, n;
   uint8_t *data;
   char *full;
   int rc;
-  for(i=0; i<st->n_manifests; i++){
-    if( strcmp(st->manifests[i]->path, path)==0 ){
-      *out = st->manifests[i];
-      return FNT_OK;
-    }
+  uint64_t h = fnt_hash(path, strlen(path));
+  fnt_manifest *m = cacheFind(st, path, h);
+  if( m ){
+    if( m->refs++==0 ) idleUnlink(st, m);
+    *out = m;
+    return FNT_OK;
   }
   full = fnt_path_join(st, path);
   if( full==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
@@ -184,22 +279,90 @@ int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out){
   fnt_free(data);
   fnt_free(full);
   if( rc ) return rc;
+  m = *out;
   /* The decoded path is the full one (for messages); keep the relative. */
-  fnt_free((*out)->path);
-  (*out)->path = fnt_strdup(path);
-  if( (*out)->path==0 || st->n_manifests==st->cap_manifests ){
-    size_t cap = st->cap_manifests ? st->cap_manifests*2 : 16;
-    fnt_manifest **m = (*out)->path ? fnt_realloc(st->manifests, cap*sizeof(*m)) : 0;
-    if( m==0 ){
-      fnt_manifest_free(*out);
-      *out = 0;
-      return fnt_err(st, FNT_E_NOMEM, "out of memory");
-    }
-    st->manifests = m;
-    st->cap_manifests = cap;
+  fnt_free(m->path);
+  m->path = fnt_strdup(path);
+  m->hash = h;
+  if( m->path==0 || cacheInsert(st, m) ){
+    fnt_manifest_free(m);
+    *out = 0;
+    return fnt_err(st, FNT_E_NOMEM, "out of memory");
   }
-  st->manifests[st->n_manifests++] = *out;
+  m->refs = 1;
+  m->mem = sizeof(*m) + strlen(path) + m->n*sizeof(fnt_entry);
+  for(i=0; i<m->n; i++){
+    const fnt_entry *e = &m->entries[i];
+    m->mem += strlen(e->path) + 3 + (e->run_id ? strlen(e->run_id) : 0)
+            + (e->repo ? strlen(e->repo) : 0) + e->n_keys*(sizeof(fnt_key) + 16);
+  }
   return FNT_OK;
+}
+
+/* The run and chunk a filing's snapshot filed, from its summary
+** ("run_id=R chunk=K events=N", "run_id=R rows=N": R is the text between,
+** so it may hold spaces).  The summary keeps 300 bytes of R: a run_id that
+** long is looked up in the snapshot's files (runFromEntries). */
+#define SUMMARY_RUN_MAX 300
+static int catalogParseRun(fnt_store *st, fnt_catalog *c){
+  const char *z = c->summary, *end;
+  int isChunk = strcmp(c->operation, "file-chunk")==0;
+  c->chunk = -1;
+  if( z==0 || strncmp(z, "run_id=", 7)!=0
+   || (!isChunk && strcmp(c->operation, "file-profile")!=0) ) return FNT_OK;
+  z += 7;
+  end = strrchr(z, ' ');                  /* " events=N" or " rows=N" */
+  if( end && isChunk ){
+    const char *k = end;
+    while( k>z && k[-1]!=' ' ) k--;                    /* " chunk=K" */
+    if( k>z && strncmp(k, "chunk=", 6)==0 ){
+      c->chunk = strtoll(k+6, 0, 10);
+      end = k-1;
+    }else{
+      end = 0;
+    }
+  }
+  if( end==0 ) return FNT_OK;                          /* not ours: no run */
+  c->run_id = fnt_malloc((size_t)(end-z)+1);
+  if( c->run_id==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  memcpy(c->run_id, z, (size_t)(end-z));
+  c->run_id[end-z] = 0;
+  return FNT_OK;
+}
+
+/* The run_id of the run-row or profile file that snapshot s added (for a
+** run_id the summary cut). */
+static int runFromEntries(fnt_store *st, fnt_snapshot *s){
+  size_t i, j;
+  for(i=s->n_manifests; i-->0; ){
+    const fnt_manifest *m = s->manifests[i];
+    for(j=0; j<m->n; j++){
+      const fnt_entry *e = &m->entries[j];
+      if( e->snapshot_id==s->cat.id && e->n_keys==0 && e->run_id
+       && (e->table==FNT_TABLE_RUNS || e->table==FNT_TABLE_PROFILE) ){
+        char *r = fnt_strdup(e->run_id);
+        if( r==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+        fnt_free(s->cat.run_id);
+        s->cat.run_id = r;
+        return FNT_OK;
+      }
+    }
+  }
+  return FNT_OK;
+}
+
+static int runCut(const fnt_catalog *c){
+  return c->run_id && strlen(c->run_id)>=SUMMARY_RUN_MAX;
+}
+
+uint64_t fnt_snapshot_bytes(const fnt_snapshot *s){
+  uint64_t n = 0;
+  size_t i, j;
+  if( s==0 ) return 0;
+  for(i=0; i<s->n_manifests; i++){
+    for(j=0; j<s->manifests[i]->n; j++) n += s->manifests[i]->entries[j].file_size;
+  }
+  return n;
 }
 
 /* Reads and checks the snapshot file of `id` (not its manifests). */
@@ -224,6 +387,9 @@ static int readCatalog(fnt_store *st, uint64_t id, fnt_catalog *cat){
                    (unsigned long long)cat->id);
       fnt_catalog_clear(cat);
     }
+    if( rc==FNT_OK && (rc = catalogParseRun(st, cat))!=FNT_OK ){
+      fnt_catalog_clear(cat);
+    }
   }
   fnt_free(data);
   fnt_free(path);
@@ -231,6 +397,8 @@ static int readCatalog(fnt_store *st, uint64_t id, fnt_catalog *cat){
 }
 
 static void snapshotFree(fnt_snapshot *s){
+  size_t i;
+  for(i=0; i<s->n_manifests; i++) fnt_manifest_release(s->st, s->manifests[i]);
   fnt_catalog_clear(&s->cat);
   fnt_free(s->manifests);
   fnt_free(s);
@@ -270,6 +438,7 @@ int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out){
     if( rc ) goto done;
     s->n_manifests = i+1;
   }
+  if( runCut(&s->cat) ) rc = runFromEntries(st, s);
 done:
   if( rc ){
     snapshotFree(s);
@@ -319,6 +488,8 @@ void fnt_snapshot_describe(const fnt_snapshot *s, fnt_snapshot_info *info){
   info->added_rows = s->cat.added_rows;
   info->total_files = s->cat.total_files;
   info->total_rows = s->cat.total_rows;
+  info->run_id = s->cat.run_id;
+  info->chunk = s->cat.chunk;
 }
 
 static int cmpIdDesc(const void *a, const void *b){
@@ -340,11 +511,19 @@ int fnt_snapshot_list(fnt_store *st,
     fnt_snapshot s;
     fnt_snapshot_info info;
     memset(&s, 0, sizeof(s));
+    fnt_snapshot *full = 0;
     rc = readCatalog(st, ids[i], &s.cat);
     if( rc==FNT_E_NOTFOUND ){ rc = FNT_OK; continue; }   /* just expired */
     if( rc ) break;
-    fnt_snapshot_describe(&s, &info);
+    /* A run_id the summary cut: from the snapshot's files. */
+    if( runCut(&s.cat) ){
+      rc = fnt_snapshot_load(st, ids[i], &full);
+      if( rc==FNT_E_NOTFOUND ){ rc = FNT_OK; fnt_catalog_clear(&s.cat); continue; }
+      if( rc ){ fnt_catalog_clear(&s.cat); break; }
+    }
+    fnt_snapshot_describe(full ? full : &s, &info);
     if( cb(ctx, &info) ) i = n;
+    fnt_snapshot_release(full);
     fnt_catalog_clear(&s.cat);
   }
   fnt_free(ids);
@@ -355,9 +534,18 @@ void fnt_store_caches_free(fnt_store *st){
   size_t i;
   fnt_snapshot_release(st->current);
   st->current = 0;
-  for(i=0; i<st->n_manifests; i++) fnt_manifest_free(st->manifests[i]);
-  fnt_free(st->manifests);
-  st->manifests = 0;
-  st->n_manifests = st->cap_manifests = 0;
+  /* Every snapshot is released by now: every manifest is idle. */
+  for(i=0; i<st->n_mbuckets; i++){
+    fnt_manifest *m = st->mbuckets[i], *next;
+    for(; m; m = next){
+      next = m->hnext;
+      fnt_manifest_free(m);
+    }
+  }
+  fnt_free(st->mbuckets);
+  st->mbuckets = 0;
+  st->n_mbuckets = st->n_manifests = 0;
+  st->idle_head = st->idle_tail = 0;
+  st->idle_bytes = 0;
   fnt_segment_cache_free(st);
 }

@@ -128,6 +128,7 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
   if( st==0 ) return FNT_E_NOMEM;
   st->dir = fnt_strdup(dir);
   if( st->dir==0 ){ fnt_free(st); return FNT_E_NOMEM; }
+  st->cache_budget = FNT_CACHE_BUDGET_DEFAULT;
   *out = st;
 
   marker = fnt_path_join(st, FNT_MARKER);

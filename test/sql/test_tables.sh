@@ -36,14 +36,14 @@ profile='{ "run_id": "prof-1", "ts_micros": 1764680000000000, "repo": "acme/widg
   "rows": [{"symbol": "parse", "stable_id": null, "self_ns": 5, "total_ns": 9,
             "self_samples": 2, "total_samples": 4}] }'
 
-# --- declared columns: order, types, NOT NULL; "commit" is a keyword -------
+# --- declared columns (the HIDDEN snapshot_id aside): order, types, NOT NULL -
 got=$(sql <<'SQL'
 .mode list
 SELECT group_concat(name || ' ' || type || iif("notnull", ' NOT NULL', ''), ', ')
-  FROM pragma_table_xinfo('fn_trace_events');
-SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_xinfo('fn_trace_runs');
-SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_xinfo('fn_profile');
-SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_xinfo('fn_trace_run_summary');
+  FROM pragma_table_info('fn_trace_events');
+SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('fn_trace_runs');
+SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('fn_profile');
+SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('fn_trace_run_summary');
 SQL
 )
 expect "declared columns" \
