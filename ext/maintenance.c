@@ -82,9 +82,12 @@ static void fntExpireFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   }
   maintainResult(ctx, sqlite3_mprintf(
       "{\"snapshots_expired\":%llu,\"snapshots_kept\":%llu,"
-      "\"files_removed\":%llu,\"bytes_removed\":%llu}",
+      "\"files_removed\":%llu,\"bytes_removed\":%llu,"
+      "\"unlisted_kept\":%llu,\"unlisted_kept_bytes\":%llu}",
       (unsigned long long)es.snapshots_expired, (unsigned long long)es.snapshots_kept,
-      (unsigned long long)es.files_removed, (unsigned long long)es.bytes_removed));
+      (unsigned long long)es.files_removed, (unsigned long long)es.bytes_removed,
+      (unsigned long long)es.unlisted_kept,
+      (unsigned long long)es.unlisted_kept_bytes));
 }
 
 int fntRegisterMaintenance(sqlite3 *db, FntConn *p){

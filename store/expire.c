@@ -63,19 +63,35 @@ static void setFree(path_set *s){
   fnt_free(s->v);
 }
 
-/* Adds every file snapshot `id` references to `live`. */
-static int markLive(fnt_store *st, uint64_t id, path_set *live){
-  fnt_snapshot *s;
-  size_t i, j;
-  int rc = fnt_snapshot_at(st, id, &s);
+/* Adds the manifests snapshot `id` lists to `mans` (FNT_E_NOTFOUND when it
+** was expired meanwhile). */
+static int addManifests(fnt_store *st, uint64_t id, path_set *mans){
+  fnt_catalog cat;
+  size_t i;
+  int rc = fnt_catalog_read(st, id, &cat);
   if( rc ) return rc;
-  for(i=0; rc==FNT_OK && i<s->n_manifests; i++){
-    const fnt_manifest *m = s->manifests[i];
+  for(i=0; rc==FNT_OK && i<cat.n_manifests; i++) rc = setAdd(mans, cat.manifest_paths[i]);
+  fnt_catalog_clear(&cat);
+  if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "out of memory");
+  return rc;
+}
+
+/* Adds every distinct manifest of the sorted `mans`, and every file it
+** lists, to `live`: each manifest read once, however many snapshots list
+** it. */
+static int markLive(fnt_store *st, const path_set *mans, path_set *live){
+  size_t i, j;
+  int rc = FNT_OK;
+  for(i=0; rc==FNT_OK && i<mans->n; i++){
+    fnt_manifest *m;
+    if( i>0 && strcmp(mans->v[i], mans->v[i-1])==0 ) continue;
+    rc = fnt_manifest_get(st, mans->v[i], &m);
+    if( rc ) break;
     rc = setAdd(live, m->path);
     for(j=0; rc==FNT_OK && j<m->n; j++) rc = setAdd(live, m->entries[j].path);
+    fnt_manifest_release(st, m);
+    if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "out of memory");
   }
-  fnt_snapshot_release(s);
-  if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "out of memory");
   return rc;
 }
 
@@ -113,7 +129,10 @@ static int sweep(fnt_store *st, const char *rel, const path_set *live,
       if( S_ISDIR(sb.st_mode) ){
         rc = sweep(st, childRel, live, cutoff, out);
       }else if( S_ISREG(sb.st_mode) && !setHas(live, childRel)
-             && (int64_t)sb.st_mtime < cutoff ){
+             && (int64_t)sb.st_mtime >= cutoff ){
+        out->unlisted_kept++;                  /* young: maybe in flight */
+        out->unlisted_kept_bytes += (uint64_t)sb.st_size;
+      }else if( S_ISREG(sb.st_mode) && !setHas(live, childRel) ){
         if( fnt_io_unlink(childFull)==0 ){
           out->files_removed++;
           out->bytes_removed += (uint64_t)sb.st_size;
@@ -138,7 +157,7 @@ static int cmpId(const void *a, const void *b){
 int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
                          fnt_expire_stats *out){
   fnt_expire_stats stats;
-  path_set live = {0, 0, 0};
+  path_set live = {0, 0, 0}, mans = {0, 0, 0};
   uint64_t *ids = 0, newest;
   size_t n = 0, i;
   int64_t now = fnt_now_micros(), cutoffMicros, orphanCutoff;
@@ -161,16 +180,16 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
 
   /* 1. Expire old snapshot files, oldest first, never the newest. */
   for(i=0; i<n && rc==FNT_OK; i++){
-    fnt_snapshot *s;
-    fnt_snapshot_info info;
+    fnt_catalog cat;
+    int64_t ts;
     char name[64], *path;
     if( ids[i]>=newest ) break;
-    rc = fnt_snapshot_at(st, ids[i], &s);
+    rc = fnt_catalog_read(st, ids[i], &cat);   /* its time only */
     if( rc==FNT_E_NOTFOUND ){ rc = FNT_OK; continue; }   /* another expirer */
     if( rc ) break;
-    fnt_snapshot_describe(s, &info);
-    fnt_snapshot_release(s);
-    if( info.ts_micros>=cutoffMicros ) break;   /* committed in the window */
+    ts = cat.ts_micros;
+    fnt_catalog_clear(&cat);
+    if( ts>=cutoffMicros ) break;               /* committed in the window */
     fnt_catalog_name(ids[i], name);
     path = fnt_path_join(st, name);
     if( path==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
@@ -189,8 +208,12 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   ids = 0;
   rc = fnt_catalog_ids(st, &ids, &n);
   for(i=0; rc==FNT_OK && i<n; i++){
-    rc = markLive(st, ids[i], &live);
+    rc = addManifests(st, ids[i], &mans);
     if( rc==FNT_E_NOTFOUND ) rc = FNT_OK;
+  }
+  if( rc==FNT_OK ){
+    qsort(mans.v, mans.n, sizeof(char*), cmpStr);
+    rc = markLive(st, &mans, &live);
   }
   if( rc ) goto done;
   stats.snapshots_kept = n;
@@ -204,5 +227,6 @@ done:
   if( out ) *out = stats;
   fnt_free(ids);
   setFree(&live);
+  setFree(&mans);
   return rc;
 }

@@ -232,12 +232,18 @@ int fnt_compact(fnt_store *st, fnt_compact_stats *stats);
 typedef struct fnt_expire_stats {
   uint64_t snapshots_expired, snapshots_kept;
   uint64_t files_removed, bytes_removed;
+  /* Files no remaining snapshot lists, kept because they are younger than
+  ** the window or an hour: a commit in flight in another process may be
+  ** about to publish them (the next expire removes them once old enough). */
+  uint64_t unlisted_kept, unlisted_kept_bytes;
 } fnt_expire_stats;
 
 /* Expires the snapshots committed more than `keep_seconds` ago (never the
 ** newest), then removes the segment, manifest and temporary files that no
 ** remaining snapshot lists and that are older than `keep_seconds` and than
-** an hour (so a commit in flight in another process keeps its files).  Tables read
+** an hour (so a commit in flight in another process keeps its files: the
+** stats count those kept).  It reads each snapshot file and each distinct
+** manifest once: linear in the metadata it touches.  Tables read
 ** the same after; time travel to an expired snapshot gives
 ** FNT_E_NOTFOUND.  @return FNT_OK or a negative code.  `stats` may be
 ** NULL. */

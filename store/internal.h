@@ -258,6 +258,9 @@ struct fnt_snapshot {
 /* The ids of the snapshot files in catalog/, in no order (a new
 ** allocation in *ids). */
 int fnt_catalog_ids(fnt_store *st, uint64_t **ids, size_t *n);
+/* Reads and checks the snapshot file of `id`, not its manifests
+** (FNT_E_NOTFOUND when there is none). */
+int fnt_catalog_read(fnt_store *st, uint64_t id, fnt_catalog *cat);
 /* The newest committed id (0 = empty warehouse). */
 int fnt_snapshot_newest_id(fnt_store *st, uint64_t *id);
 int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out);

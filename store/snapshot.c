@@ -366,7 +366,7 @@ uint64_t fnt_snapshot_bytes(const fnt_snapshot *s){
 }
 
 /* Reads and checks the snapshot file of `id` (not its manifests). */
-static int readCatalog(fnt_store *st, uint64_t id, fnt_catalog *cat){
+int fnt_catalog_read(fnt_store *st, uint64_t id, fnt_catalog *cat){
   char name[64], *path;
   uint8_t *data = 0;
   size_t n;
@@ -429,7 +429,7 @@ int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out){
     *out = s;
     return FNT_OK;
   }
-  rc = readCatalog(st, id, &s->cat);
+  rc = fnt_catalog_read(st, id, &s->cat);
   if( rc ) goto done;
   s->manifests = fnt_calloc(s->cat.n_manifests+1, sizeof(fnt_manifest*));
   if( s->manifests==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
@@ -512,7 +512,7 @@ int fnt_snapshot_list(fnt_store *st,
     fnt_snapshot_info info;
     memset(&s, 0, sizeof(s));
     fnt_snapshot *full = 0;
-    rc = readCatalog(st, ids[i], &s.cat);
+    rc = fnt_catalog_read(st, ids[i], &s.cat);
     if( rc==FNT_E_NOTFOUND ){ rc = FNT_OK; continue; }   /* just expired */
     if( rc ) break;
     /* A run_id the summary cut: from the snapshot's files. */

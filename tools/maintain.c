@@ -113,11 +113,20 @@ int cmd_expire(int argc, char **argv){
     cli_json_int("snapshots_kept", (long long)es.snapshots_kept);
     cli_json_int("files_removed", (long long)es.files_removed);
     cli_json_int("bytes_removed", (long long)es.bytes_removed);
+    cli_json_int("unlisted_kept", (long long)es.unlisted_kept);
+    cli_json_int("unlisted_kept_bytes", (long long)es.unlisted_kept_bytes);
     cli_json_end();
   }else if( !cli_g.quiet ){
     printf("expired %llu snapshot(s), kept %llu; removed %llu file(s), %llu bytes\n",
            (unsigned long long)es.snapshots_expired, (unsigned long long)es.snapshots_kept,
            (unsigned long long)es.files_removed, (unsigned long long)es.bytes_removed);
+    if( es.unlisted_kept ){
+      printf("kept %llu unlisted file(s), %llu bytes: younger than the window "
+             "and an hour, so possibly a commit in flight in another process; "
+             "a later expire removes them\n",
+             (unsigned long long)es.unlisted_kept,
+             (unsigned long long)es.unlisted_kept_bytes);
+    }
   }
   fnt_close(st);
   return 0;
