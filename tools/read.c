@@ -32,26 +32,59 @@ typedef struct run_line {
   int is_profile;
 } run_line;
 
+/* The runs found so far, and an index of them by (run_id, kind): an open-
+** addressing hash table of positions + 1 (0: empty), so that listing is
+** linear in the rows read. */
 typedef struct run_list {
   run_line *v;
   size_t n, cap;
+  size_t *slot, nslot;
 } run_list;
 
+static uint64_t runHash(const char *runId, int isProfile){
+  uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)isProfile;
+  for(; *runId; runId++){ h ^= (unsigned char)*runId; h *= 0x100000001b3ULL; }
+  return h ^ (h >> 29);
+}
+
+static void oom(void){ fprintf(stderr, "fnt: out of memory\n"); exit(1); }
+
+static void slotPut(run_list *l, size_t i){
+  size_t k = (size_t)runHash(l->v[i].run_id, l->v[i].is_profile) & (l->nslot-1);
+  while( l->slot[k] ) k = (k+1) & (l->nslot-1);
+  l->slot[k] = i+1;
+}
+
 static run_line *findOrAdd(run_list *l, const char *runId, int isProfile){
-  size_t i;
-  for(i=0; i<l->n; i++){
-    if( l->v[i].is_profile==isProfile && strcmp(l->v[i].run_id, runId)==0 ) return &l->v[i];
+  size_t k, i;
+  if( l->nslot ){
+    for(k = (size_t)runHash(runId, isProfile) & (l->nslot-1); l->slot[k];
+        k = (k+1) & (l->nslot-1)){
+      run_line *r = &l->v[l->slot[k]-1];
+      if( r->is_profile==isProfile && strcmp(r->run_id, runId)==0 ) return r;
+    }
   }
   if( l->n==l->cap ){
     l->cap = l->cap ? l->cap*2 : 64;
     l->v = realloc(l->v, l->cap*sizeof(run_line));
-    if( l->v==0 ){ fprintf(stderr, "fnt: out of memory\n"); exit(1); }
+    if( l->v==0 ) oom();
   }
   memset(&l->v[l->n], 0, sizeof(run_line));
   l->v[l->n].run_id = strdup(runId);
+  if( l->v[l->n].run_id==0 ) oom();
   l->v[l->n].is_profile = isProfile;
   l->v[l->n].ts = INT64_MAX;
-  return &l->v[l->n++];
+  l->n++;
+  if( 2*l->n > l->nslot ){               /* at most half full: rebuild */
+    free(l->slot);
+    l->nslot = l->nslot ? 2*l->nslot : 256;
+    l->slot = calloc(l->nslot, sizeof(size_t));
+    if( l->slot==0 ) oom();
+    for(i=0; i<l->n; i++) slotPut(l, i);
+  }else{
+    slotPut(l, l->n-1);
+  }
+  return &l->v[l->n-1];
 }
 
 static int cmpNewest(const void *a, const void *b){
@@ -96,23 +129,56 @@ static int collect(fnt_store *st, fnt_snapshot *snap, fnt_table t, run_list *l){
   return rc;
 }
 
+/* s as a CSV field (RFC 4180: quoted when it holds a comma, quote or line
+** break). */
+static void csvField(const char *s, int last){
+  if( strpbrk(s, ",\"\r\n") ){
+    putchar('"');
+    for(; *s; s++){ if( *s=='"' ) putchar('"'); putchar(*s); }
+    putchar('"');
+  }else{
+    fputs(s, stdout);
+  }
+  putchar(last ? '\n' : ',');
+}
+
 int cmd_ls(int argc, char **argv){
+  static const struct option lsOpts[] = {
+    {"limit", required_argument, 0, 'n'},
+    {"csv",   no_argument,       0, 'c'},
+    {"help",  no_argument,       0, 'h'},
+    {0, 0, 0, 0}
+  };
   fnt_store *st;
   fnt_snapshot *snap;
   run_list l = {0};
-  size_t i;
-  int c, rc;
+  size_t i, limit = SIZE_MAX;
+  int c, rc, csv = 0;
   optind = 1;
-  while( (c = getopt_long(argc, argv, "h", commonOpts, 0))!=-1 ){
+  while( (c = getopt_long(argc, argv, "n:ch", lsOpts, 0))!=-1 ){
     FILE *out = c=='h' ? stdout : stderr;
-    fprintf(out, "usage: fnt ls [-w DIR] [--json] [-q]\n\n"
+    if( c=='n' ){
+      char *end;
+      long long v = strtoll(optarg, &end, 10);
+      if( *end || v<0 ){
+        cli_error("ls", "--limit: expected a number of runs, not '%s'", optarg);
+        return 2;
+      }
+      limit = (size_t)v;
+      continue;
+    }
+    if( c=='c' ){ csv = 1; continue; }
+    fprintf(out, "usage: fnt ls [-w DIR] [--json] [-q] [--limit N] [--csv]\n\n"
            "Lists the runs (traces) and profiles of a warehouse, newest first.\n"
            "--json: one object a line (kind, ts_micros, filed_utc, run_id, repo,\n"
-           "source, target, events, chunks_filed, chunks, duration_ns); -q: no\n"
-           "header line.\n\n"
-           "options:\n  -h, --help  this text\n");
+           "source, target, events, chunks_filed, chunks, duration_ns); --csv:\n"
+           "the same columns as CSV with a header line; -q: no header line.\n\n"
+           "options:\n"
+           "  -n, --limit N  the N newest only\n"
+           "  -c, --csv      CSV\n"
+           "  -h, --help     this text\n");
     cli_globals_help(out);
-    fprintf(out, "\nexample:\n  fnt ls --warehouse ./fnt-warehouse\n");
+    fprintf(out, "\nexample:\n  fnt ls --warehouse ./fnt-warehouse --limit 20\n");
     return c=='h' ? 0 : 2;
   }
   if( optind<argc ){ cli_error("ls", "unexpected argument '%s'", argv[optind]); return 2; }
@@ -130,15 +196,37 @@ int cmd_ls(int argc, char **argv){
     return 1;
   }
   qsort(l.v, l.n, sizeof(run_line), cmpNewest);
-  if( !cli_g.json && !cli_g.quiet ){
+  if( csv && !cli_g.json && !cli_g.quiet ){
+    printf("kind,ts_micros,filed_utc,run_id,repo,source,target,events,"
+           "chunks_filed,chunks,duration_ns\n");
+  }else if( !cli_g.json && !cli_g.quiet ){
     printf("%-7s %-19s %-28s %-16s %-10s %12s %7s %12s\n", "kind", "filed (UTC)",
            "run_id", "repo", "source", "events/rows", "chunks", "duration_ms");
   }
   for(i=0; i<l.n; i++){
     run_line *r = &l.v[i];
     char when[32], chunks[32];
+    if( i>=limit ) goto next;
     formatTime(r->ts, when, sizeof(when));
-    if( cli_g.json ){
+    if( csv && !cli_g.json ){
+      char num[6][24];
+      snprintf(num[0], sizeof(num[0]), "%lld", (long long)r->ts);
+      snprintf(num[1], sizeof(num[1]), "%lld", (long long)r->events);
+      snprintf(num[2], sizeof(num[2]), "%lld", (long long)r->filed);
+      snprintf(num[3], sizeof(num[3]), "%lld", (long long)r->chunks);
+      snprintf(num[4], sizeof(num[4]), "%lld", (long long)r->duration_ns);
+      csvField(r->is_profile ? "profile" : "trace", 0);
+      csvField(num[0], 0);
+      csvField(when, 0);
+      csvField(r->run_id, 0);
+      csvField(r->repo, 0);
+      csvField(r->source, 0);
+      csvField(r->target, 0);
+      csvField(num[1], 0);
+      csvField(r->is_profile ? "" : num[2], 0);
+      csvField(r->is_profile ? "" : num[3], 0);
+      csvField(num[4], 1);
+    }else if( cli_g.json ){
       cli_json_begin();
       cli_json_str("kind", r->is_profile ? "profile" : "trace");
       cli_json_int("ts_micros", r->ts);
@@ -161,8 +249,10 @@ int cmd_ls(int argc, char **argv){
              r->is_profile ? "profile" : "trace", when, r->run_id, r->repo,
              r->source, (long long)r->events, chunks, (double)r->duration_ns/1e6);
     }
+  next:
     free(r->run_id); free(r->repo); free(r->source); free(r->target);
   }
+  free(l.slot);
   if( l.n==0 && !cli_g.json && !cli_g.quiet ){
     printf("(no runs yet: file one with fnt import-xray or fnt import-perf)\n");
   }
