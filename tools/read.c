@@ -155,7 +155,7 @@ int cmd_ls(int argc, char **argv){
   size_t i, limit = SIZE_MAX;
   int c, rc, csv = 0;
   optind = 1;
-  while( (c = getopt_long(argc, argv, "n:ch", lsOpts, 0))!=-1 ){
+  while( (c = getopt_long(argc, argv, "ch", lsOpts, 0))!=-1 ){
     FILE *out = c=='h' ? stdout : stderr;
     if( c=='n' ){
       char *end;
@@ -174,7 +174,7 @@ int cmd_ls(int argc, char **argv){
            "source, target, events, chunks_filed, chunks, duration_ns); --csv:\n"
            "the same columns as CSV with a header line; -q: no header line.\n\n"
            "options:\n"
-           "  -n, --limit N  the N newest only\n"
+           "      --limit N  the N newest only\n"
            "  -c, --csv      CSV\n"
            "  -h, --help     this text\n");
     cli_globals_help(out);
