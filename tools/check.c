@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,42 +39,62 @@
 
 static const char zCmd[] = "check";
 
-/* A set of relative paths (small warehouses: a sorted array suffices). */
+/* A set of relative paths: an array (sorted on demand, for output in
+** order) and a hash index of its strings (open addressing), so that adding
+** and testing cost the same however many snapshots a warehouse keeps. */
 typedef struct path_set {
   char **v;
   size_t n, cap;
+  char **slot;
+  size_t nslot;
 } path_set;
 
 static int cmpStr(const void *a, const void *b){
   return strcmp(*(char *const*)a, *(char *const*)b);
 }
+static size_t pathHash(const char *p){
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for(; *p; p++){ h ^= (unsigned char)*p; h *= 0x100000001b3ULL; }
+  return (size_t)(h ^ (h >> 31));
+}
+static void noMem(void){ fprintf(stderr, "fnt check: out of memory\n"); exit(1); }
+/* The slot of p: where it is, or the empty one where it would go. */
+static char **setSlot(const path_set *s, const char *p){
+  size_t k = pathHash(p) & (s->nslot-1);
+  while( s->slot[k] && strcmp(s->slot[k], p)!=0 ) k = (k+1) & (s->nslot-1);
+  return &s->slot[k];
+}
 static void setAdd(path_set *s, const char *p){
+  size_t i;
+  if( 2*(s->n+1) > s->nslot ){            /* at most half full */
+    free(s->slot);
+    s->nslot = s->nslot ? 2*s->nslot : 512;
+    s->slot = calloc(s->nslot, sizeof(char*));
+    if( s->slot==0 ) noMem();
+    for(i=0; i<s->n; i++) *setSlot(s, s->v[i]) = s->v[i];
+  }
+  if( *setSlot(s, p) ) return;            /* already there */
   if( s->n==s->cap ){
     s->cap = s->cap ? s->cap*2 : 256;
     s->v = realloc(s->v, s->cap*sizeof(char*));
-    if( s->v==0 ){ fprintf(stderr, "fnt check: out of memory\n"); exit(1); }
+    if( s->v==0 ) noMem();
   }
   s->v[s->n] = strdup(p);
-  if( s->v[s->n]==0 ){ fprintf(stderr, "fnt check: out of memory\n"); exit(1); }
+  if( s->v[s->n]==0 ) noMem();
+  *setSlot(s, p) = s->v[s->n];
   s->n++;
 }
 static void setSort(path_set *s){
-  size_t i, k = 0;
-  if( s->n==0 ) return;
-  qsort(s->v, s->n, sizeof(char*), cmpStr);
-  for(i=0; i<s->n; i++){
-    if( k>0 && strcmp(s->v[k-1], s->v[i])==0 ){ free(s->v[i]); continue; }
-    s->v[k++] = s->v[i];
-  }
-  s->n = k;
+  if( s->n>1 ) qsort(s->v, s->n, sizeof(char*), cmpStr);
 }
 static int setHas(const path_set *s, const char *p){
-  return s->n && bsearch(&p, s->v, s->n, sizeof(char*), cmpStr)!=0;
+  return s->nslot && *setSlot(s, p)!=0;
 }
 static void setFree(path_set *s){
   size_t i;
   for(i=0; i<s->n; i++) free(s->v[i]);
   free(s->v);
+  free(s->slot);
   memset(s, 0, sizeof(*s));
 }
 
@@ -146,7 +167,6 @@ static void checkSegment(checker *c, const fnt_entry *e){
   uint32_t g, k;
   if( setHas(&c->verified, e->path) ) return;
   setAdd(&c->verified, e->path);
-  setSort(&c->verified);
   c->segments++;
   full = fnt_path_join(c->st, e->path);
   if( full==0 ){ problem(c, e->path, "out of memory"); return; }
@@ -197,7 +217,6 @@ static void checkManifest(checker *c, const char *rel, int verify){
   if( verify ) setAdd(&c->snapMan, rel);
   if( setHas(&c->seenMan, rel) ) return;
   setAdd(&c->seenMan, rel);
-  setSort(&c->seenMan);
   setAdd(&c->referenced, rel);
   if( readRel(c, rel, &data, &n) ){
     if( verify ) problem(c, rel, "listed manifest cannot be read: %s", strerror(errno));
@@ -282,7 +301,6 @@ static void checkCatalog(checker *c, uint64_t id, int verify){
     if( fresh ){
       scanSnapshot(c, id, rel);
       for(i=0; i<c->snapMan.n; i++) setAdd(&c->scannedMan, c->snapMan.v[i]);
-      setSort(&c->scannedMan);
     }
     setFree(&c->snapMan);
   }
