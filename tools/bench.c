@@ -18,6 +18,7 @@
 ** fresh process.
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <getopt.h>
@@ -100,6 +101,14 @@ typedef struct snap_figures {
   double build_s;
   double sql_ms, c_ms;
   uint64_t sql_rows, c_rows;
+  /* metadata (issue: long-lived handles): filing rate over the first and
+  ** the last 100 snapshots (chunks/s), metadata and data bytes on disk, a
+  ** reader's RSS after following every snapshot, expire and check */
+  double rate_first, rate_last;
+  double meta_bytes, data_bytes;
+  long follow_rss_kb;
+  double follow_s, expire_s, check_s;
+  long expire_rss_kb;
 } snap_figures;
 
 typedef struct cmp_figures {
@@ -1413,7 +1422,8 @@ static int buildSnapshots(bench *b){
   fnt_event ev[5];
   char run[64];
   int r, c, k;
-  double t0 = now();
+  double t0 = now(), tFirst = 0, tLast = 0;
+  int total = b->o.snap_runs*b->o.snap_chunks, filed = 0;
   if( st==0 ) return 1;
   for(r=0; r<b->o.snap_runs; r++){
     snprintf(run, sizeof(run), "snap-run-%05d", r);
@@ -1435,19 +1445,101 @@ static int buildSnapshots(bench *b){
       }
       ev[3].kind = FNT_KIND_ENTRY;       /* main{ work{} work{ } } ends open */
       ch.events = ev; ch.n_events = 5;
+      if( filed==total-100 ) tLast = now();
       rc = fnt_file_chunk(st, &ch);
       if( rc!=1 ){
         progress("snapshots: %s chunk %d: %s", run, c, rc<0 ? fnt_errmsg(st) : "already filed");
         fnt_close(st);
         return 1;
       }
+      if( ++filed==100 ) tFirst = now() - t0;
     }
     if( (r+1)%100==0 ){
       progress("snapshots: %d/%d runs filed (%.1f s)", r+1, b->o.snap_runs, now()-t0);
     }
   }
   b->snap.build_s = now() - t0;
+  if( total>=200 ){
+    b->snap.rate_first = 100/tFirst;
+    b->snap.rate_last = 100/(now() - tLast);
+  }
   fnt_close(st);
+  return 0;
+}
+
+/* In a fresh process: one handle follows every snapshot in turn, as a
+** viewer open for hours does (each pinned, its runs counted, released);
+** scan_s = the time, the caller takes the RSS. */
+static int followSnapshots(bench *b, int sys, sys_result *r){
+  fnt_store *st = 0;
+  uint64_t id, newest = 0;
+  int rc;
+  double t0 = now();
+  (void)sys;
+  rc = fnt_open(b->snapPath, 0, &st);
+  for(id=1; rc==FNT_OK; id++){
+    fnt_snapshot *snap = 0;
+    fnt_snapshot_info info;
+    rc = fnt_snapshot_current(st, &snap);
+    if( rc ) break;
+    fnt_snapshot_describe(snap, &info);
+    newest = info.id;
+    fnt_snapshot_release(snap);
+    if( id>newest ) break;
+    rc = fnt_snapshot_at(st, id, &snap);
+    if( rc==FNT_OK ){
+      fnt_predicate p;
+      fnt_scan *sc = 0;
+      fnt_predicate_init(&p);
+      p.columns = 1u << FNT_RUN_RUN_ID;
+      rc = fnt_scan_open(snap, FNT_TABLE_RUNS, &p, &sc);
+      while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ){ r->scan_rows++; rc = FNT_OK; }
+      fnt_scan_close(sc);
+      fnt_snapshot_release(snap);
+    }
+  }
+  r->scan_s = now() - t0;
+  if( rc<0 ) progress("follow: %s", st ? fnt_errmsg(st) : fnt_strerror(rc));
+  fnt_close(st);
+  return rc<0;
+}
+
+/* In a fresh process: fnt_expire_snapshots with a day's window (nothing is
+** due: every retained snapshot is read, the cost that grows). */
+static int expireSnapshots(bench *b, int sys, sys_result *r){
+  fnt_store *st = 0;
+  fnt_expire_stats es;
+  int rc;
+  double t0 = now();
+  (void)sys;
+  rc = fnt_open(b->snapPath, 0, &st);
+  if( rc==FNT_OK ) rc = fnt_expire_snapshots(st, 86400, &es);
+  r->scan_s = now() - t0;
+  if( rc<0 ) progress("expire: %s", st ? fnt_errmsg(st) : fnt_strerror(rc));
+  fnt_close(st);
+  return rc<0;
+}
+
+/* `fnt -q check` of the snapshot warehouse, timed (its own process). */
+static int checkSnapshots(bench *b, double *secs){
+  double t0 = now();
+  int status;
+  pid_t pid;
+  fflush(stdout);
+  fflush(stderr);
+  pid = fork();
+  if( pid<0 ) return 1;
+  if( pid==0 ){
+    int fd = open("/dev/null", O_WRONLY);
+    if( fd>=0 ){ dup2(fd, 1); close(fd); }
+    execl("/proc/self/exe", "fnt", "-q", "-w", b->snapPath, "check", (char*)0);
+    _exit(127);
+  }
+  if( waitpid(pid, &status, 0)<0 || !WIFEXITED(status) || WEXITSTATUS(status)!=0 ){
+    progress("snapshots: fnt check failed (status %d)", status);
+    return 1;
+  }
+  *secs = now() - t0;
   return 0;
 }
 
@@ -1816,6 +1908,17 @@ static void printTable(bench *b){
     printf("snapshots: a warehouse of %d runs x %d chunks (%d snapshots) filed in "
            "%.1f s; opened in a fresh process (OS file cache warm).\n",
            b->o.snap_runs, b->o.snap_chunks, b->o.snap_runs*b->o.snap_chunks, b->snap.build_s);
+    printf("metadata: filing %.1f chunks/s over the first 100 snapshots, %.1f over "
+           "the last 100;\n  metadata (manifests, snapshot files) %.1f MiB for %.1f MiB "
+           "of data (%.0f%%, %.0f B a snapshot);\n  a handle following all %d snapshots "
+           "in turn: %.1f MiB peak RSS, %.2f s;\n  expire with nothing due %.2f s, %.1f MiB "
+           "peak RSS; fnt check %.2f s.\n",
+           b->snap.rate_first, b->snap.rate_last, b->snap.meta_bytes/1048576.0,
+           b->snap.data_bytes/1048576.0,
+           b->snap.data_bytes>0 ? 100.0*b->snap.meta_bytes/b->snap.data_bytes : 0.0,
+           b->snap.meta_bytes/(double)(b->o.snap_runs*b->o.snap_chunks),
+           b->o.snap_runs*b->o.snap_chunks, b->snap.follow_rss_kb/1024.0, b->snap.follow_s,
+           b->snap.expire_s, b->snap.expire_rss_kb/1024.0, b->snap.check_s);
   }
   if( b->cmp.ran ){
     printf("compare: fnt_compare of 2 commits x %d runs of %llu events (%llu keys), "
@@ -1847,9 +1950,15 @@ static void writeJson(bench *b, FILE *out){
           b->gen_rss_kb, sysconf(_SC_NPROCESSORS_ONLN), b->load[0], b->load[1]);
   if( b->snap.ran ){
     fprintf(out, " \"snapshots\": {\"runs\": %d, \"chunks_per_run\": %d, \"build_s\": %.3f,"
-            " \"open_summary_ms\": %.3f, \"open_scan_c_ms\": %.3f, \"summary_rows\": %llu},\n",
+            " \"open_summary_ms\": %.3f, \"open_scan_c_ms\": %.3f, \"summary_rows\": %llu,"
+            " \"filing_rate_first100\": %.3f, \"filing_rate_last100\": %.3f,"
+            " \"metadata_bytes\": %.0f, \"data_bytes\": %.0f, \"follow_rss_kb\": %ld,"
+            " \"follow_s\": %.3f, \"expire_s\": %.3f, \"expire_rss_kb\": %ld,"
+            " \"check_s\": %.3f},\n",
             b->o.snap_runs, b->o.snap_chunks, b->snap.build_s, b->snap.sql_ms, b->snap.c_ms,
-            (unsigned long long)b->snap.sql_rows);
+            (unsigned long long)b->snap.sql_rows, b->snap.rate_first, b->snap.rate_last,
+            b->snap.meta_bytes, b->snap.data_bytes, b->snap.follow_rss_kb, b->snap.follow_s,
+            b->snap.expire_s, b->snap.expire_rss_kb, b->snap.check_s);
   }else{
     fprintf(out, " \"snapshots\": null,\n");
   }
@@ -2209,6 +2318,22 @@ int cmd_bench(int argc, char **argv){
                (unsigned long long)b->snap.sql_rows, b->o.snap_runs,
                (unsigned long long)b->snap.c_rows, b->o.snap_runs*b->o.snap_chunks);
       goto done;
+    }
+    memset(&tmp, 0, sizeof(tmp));
+    if( inChild(followSnapshots, b, -1, &tmp, &b->snap.follow_rss_kb) ) goto done;
+    b->snap.follow_s = tmp.scan_s;
+    memset(&tmp, 0, sizeof(tmp));
+    if( inChild(expireSnapshots, b, -1, &tmp, &b->snap.expire_rss_kb) ) goto done;
+    b->snap.expire_s = tmp.scan_s;
+    if( checkSnapshots(b, &b->snap.check_s) ) goto done;
+    {
+      char sub[PATH_MAX + 64];
+      snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
+      b->snap.meta_bytes = du(sub);
+      snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
+      b->snap.meta_bytes += du(sub);
+      snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
+      b->snap.data_bytes = du(sub);
     }
     b->snap.ran = 1;
   }
