@@ -289,6 +289,27 @@ void fntCurSnapClose(FntConn *p, FntCurSnap *pCs){
   memset(pCs, 0, sizeof(*pCs));
 }
 
+int fntConnVtabConnect(sqlite3 *db, FntConn *p, const char *zName,
+                       const char *zSql, sqlite3_vtab **ppVtab, char **pzErr){
+  FntConnVtab *pTab;
+  int rc = sqlite3_declare_vtab(db, zSql);
+  if( rc!=SQLITE_OK ){
+    *pzErr = sqlite3_mprintf("%s: %s", zName, sqlite3_errmsg(db));
+    return rc;
+  }
+  pTab = sqlite3_malloc(sizeof(*pTab));
+  if( pTab==0 ) return SQLITE_NOMEM;
+  memset(pTab, 0, sizeof(*pTab));
+  pTab->pConn = p;
+  *ppVtab = &pTab->base;
+  return SQLITE_OK;
+}
+
+int fntConnVtabDisconnect(sqlite3_vtab *pVtab){
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
 static void fntConnFree(void *pArg){
   FntConn *p = (FntConn*)pArg;
   if( p==0 ) return;

@@ -73,6 +73,13 @@ int fntCurSnapOpen(FntConn *p, FntCurSnap *pCs, int bAt, sqlite3_int64 iAt,
                    sqlite3_int64 iPlan, char **pzErr);
 void fntCurSnapClose(FntConn *p, FntCurSnap *pCs);
 
+/* A virtual table whose only state is the connection's FntConn
+** (summary.c, snapshots.c): declared from zSql, errors prefixed zName. */
+typedef struct FntConnVtab { sqlite3_vtab base; FntConn *pConn; } FntConnVtab;
+int fntConnVtabConnect(sqlite3 *db, FntConn *p, const char *zName,
+                       const char *zSql, sqlite3_vtab **ppVtab, char **pzErr);
+int fntConnVtabDisconnect(sqlite3_vtab *pVtab);
+
 /* The one place that maps store codes (FNT_E_...) to SQLite codes. */
 int fntSqliteCode(int rc);
 

@@ -26,10 +26,7 @@ typedef struct SnRow {
   char *zOp, *zRun;              /* sqlite3_malloc'd; zRun NULL for none */
 } SnRow;
 
-typedef struct SnVtab {
-  sqlite3_vtab base;
-  FntConn *pConn;
-} SnVtab;
+typedef FntConnVtab SnVtab;
 
 typedef struct SnCursor {
   sqlite3_vtab_cursor base;
@@ -44,26 +41,11 @@ typedef struct SnCursor {
 static int snConnect(sqlite3 *db, void *pAux, int argc,
                      const char *const *argv, sqlite3_vtab **ppVtab,
                      char **pzErr){
-  SnVtab *pTab;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(snapshot_id INTEGER, "
-      "committed_micros INTEGER, operation TEXT, run_id TEXT, chunk INTEGER, "
-      "files INTEGER, bytes INTEGER)");
   (void)argc; (void)argv;
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("fnt_snapshots: %s", sqlite3_errmsg(db));
-    return rc;
-  }
-  pTab = sqlite3_malloc(sizeof(*pTab));
-  if( pTab==0 ) return SQLITE_NOMEM;
-  memset(pTab, 0, sizeof(*pTab));
-  pTab->pConn = (FntConn*)pAux;
-  *ppVtab = &pTab->base;
-  return SQLITE_OK;
-}
-
-static int snDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return fntConnVtabConnect(db, (FntConn*)pAux, "fnt_snapshots",
+      "CREATE TABLE x(snapshot_id INTEGER, committed_micros INTEGER, "
+      "operation TEXT, run_id TEXT, chunk INTEGER, files INTEGER, "
+      "bytes INTEGER)", ppVtab, pzErr);
 }
 
 /* idxNum: bit 1 "snapshot_id =" in argv[0]; bit 2 bytes is used. */
@@ -243,7 +225,7 @@ static const sqlite3_module snModule = {
   .iVersion = 0,
   .xConnect = snConnect,
   .xBestIndex = snBestIndex,
-  .xDisconnect = snDisconnect,
+  .xDisconnect = fntConnVtabDisconnect,
   .xOpen = snOpen,
   .xClose = snClose,
   .xFilter = snFilter,

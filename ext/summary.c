@@ -64,10 +64,7 @@ typedef struct SumRow {
   char *az[SUM_NCOL];            /* sqlite3_malloc'd; NULL = SQL NULL */
 } SumRow;
 
-typedef struct SumVtab {
-  sqlite3_vtab base;
-  FntConn *pConn;
-} SumVtab;
+typedef FntConnVtab SumVtab;
 
 typedef struct SumCursor {
   sqlite3_vtab_cursor base;
@@ -88,7 +85,6 @@ static void sumRowClear(SumRow *p){
 static int sumConnect(sqlite3 *db, void *pAux, int argc,
                       const char *const *argv, sqlite3_vtab **ppVtab,
                       char **pzErr){
-  SumVtab *pTab;
   sqlite3_str *pSql = sqlite3_str_new(db);
   char *zSql;
   int i, rc;
@@ -103,23 +99,10 @@ static int sumConnect(sqlite3 *db, void *pAux, int argc,
   sqlite3_str_appendall(pSql, ", snapshot_id INTEGER HIDDEN)");  /* SPEC §10 */
   zSql = sqlite3_str_finish(pSql);
   if( zSql==0 ) return SQLITE_NOMEM;
-  rc = sqlite3_declare_vtab(db, zSql);
+  rc = fntConnVtabConnect(db, (FntConn*)pAux, "fn_trace_run_summary", zSql,
+                          ppVtab, pzErr);
   sqlite3_free(zSql);
-  if( rc!=SQLITE_OK ){
-    *pzErr = sqlite3_mprintf("fn_trace_run_summary: %s", sqlite3_errmsg(db));
-    return rc;
-  }
-  pTab = sqlite3_malloc(sizeof(*pTab));
-  if( pTab==0 ) return SQLITE_NOMEM;
-  memset(pTab, 0, sizeof(*pTab));
-  pTab->pConn = (FntConn*)pAux;
-  *ppVtab = &pTab->base;
-  return SQLITE_OK;
-}
-
-static int sumDisconnect(sqlite3_vtab *pVtab){
-  sqlite3_free(pVtab);
-  return SQLITE_OK;
+  return rc;
 }
 
 /*
@@ -467,7 +450,7 @@ static const sqlite3_module sumModule = {
   /* xCreate     */ 0,      /* eponymous-only */
   /* xConnect    */ sumConnect,
   /* xBestIndex  */ sumBestIndex,
-  /* xDisconnect */ sumDisconnect,
+  /* xDisconnect */ fntConnVtabDisconnect,
   /* xDestroy    */ 0,
   /* xOpen       */ sumOpen,
   /* xClose      */ sumClose,
