@@ -188,8 +188,15 @@ int main(void){
   growU = rdU[POINTS-1] - rdU[0];
   printf("growth over %d chunks: writer %ld KiB, reader %ld KiB, reader "
          "unbounded %ld KiB\n", n - n/POINTS, growW, growR, growU);
+#if defined(__SANITIZE_ADDRESS__)
+  /* ASan's quarantine and shadow memory make RSS say nothing of the
+  ** store's: the races ran (and were checked for errors), the curve is
+  ** printed, the bound is checked by the Release build. */
+  (void)growW; (void)growR; (void)growU;
+#else
   CHECK(growW < 3072 + (long)n);
   CHECK(growR < 3072 + (long)n);
   if( n>=1500 ) CHECK(growU >= 3072 + (long)n);   /* the bound has teeth */
+#endif
   return t_finish("test_longlived");
 }
