@@ -984,7 +984,7 @@ static void plainCallsFile(const bench *b, char *out, size_t n){
 /* Fills the plain calls table from fntrace's (C API) calls of the run;
 ** r->build_s: the whole build, indexes included. */
 static int buildPlainCalls(bench *b, int sys, sys_result *r){
-  fnt_store *st = cli_open(b->path[SYS_FNT_C]);
+  fnt_store *st = cli_open(b->path[SYS_FNT_C], 1);
   fnt_snapshot *snap = 0;
   fnt_calls *sc = 0;
   fnt_call_predicate p;

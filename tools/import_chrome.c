@@ -579,7 +579,7 @@ int cmd_import_chrome(int argc, char **argv){
 
   /* 2. File the marks in chunks, replaying them again. */
   warehouse = cli_warehouse(0);    /* -w/--warehouse: a global option (cli.c) */
-  st = cli_open(warehouse);
+  st = cli_open(warehouse, 1);
   if( !st ) goto done;
   if( run_filer_begin(&rf, st, &run, (size_t)o.chunk_events, CMD, o.input, &pg) ) goto done;
   for(i=0; i<im.n_names; i++){
