@@ -80,7 +80,7 @@ int cmd_timeline(int argc, char **argv){
     return 2;
   }
   run = argv[optind];
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK && (!hasFrom || !hasTo) ){

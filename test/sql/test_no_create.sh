@@ -9,7 +9,7 @@ fntsql() { env -u FNT_WAREHOUSE LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" "$@"; }  # 
 typo="$tmp/typo"
 for cmd in "ls" "heat run" "account run" "calls run" "stack run --at 0" \
            "diff a b" "compare --repo r c1 c2" "compact" "expire" "check" \
-           "export-iceberg $tmp/ice"; do
+           "export-iceberg $tmp/ice" "timeline run"; do
   # shellcheck disable=SC2086
   st=0; out=$(env -u FNT_WAREHOUSE "$fnt" -w "$typo" $cmd 2>&1) || st=$?
   case "$out" in *"$typo"*"not a fntrace warehouse"*) ok=1;; *) ok=0;; esac
