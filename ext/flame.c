@@ -142,10 +142,10 @@ static void foldedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   rc = fnt_flame_compute(pSnap, azArg[0], bWin ? &w : 0, &f);
   if( rc!=FNT_OK ){
     zErr = fntStoreError("fnt_folded", p->pStore, rc);
-    fntConnUnpin(p);
+    fntConnUnpin(p, pSnap);
     goto error;
   }
-  fntConnUnpin(p);
+  fntConnUnpin(p, pSnap);
   pOut = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   for(i=0; (size_t)i<fnt_flame_count(f); i++){
     const fnt_flame_row *r = &fnt_flame_rows(f)[i];

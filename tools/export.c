@@ -788,7 +788,7 @@ int cmd_export(int argc, char **argv){
               "not '%s'", o.format);
     return 2;
   }
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   if( cli_run_filed(st, "export", o.run)<=0 ){ fnt_close(st); return 1; }
   rc = fnt_snapshot_current(st, &snap);

@@ -418,7 +418,7 @@ int cmd_flame(int argc, char **argv){
           "  fnt flame --diff run-before run-after -o diff.svg\n", stdout);
   }
   if( status>=0 ) return status;
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   if( cli_run_filed(st, "flame", o.run)<=0
    || (o.diff && cli_run_filed(st, "flame", o.run_b)<=0) ){

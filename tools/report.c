@@ -205,7 +205,7 @@ int cmd_report(int argc, char **argv){
     cli_error("report", "--from/--to/--thread are not options of fnt report");
     return 2;
   }
-  st = cli_open(cli_warehouse(0));
+  st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
   if( cli_run_filed(st, "report", o.run)<=0 ){ fnt_close(st); return 1; }
   rc = runInfo(st, o.run, &ri);
