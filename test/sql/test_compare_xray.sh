@@ -34,7 +34,7 @@ build(){   # OUT [CFLAGS...]
   fi
 }
 build "$T/prog"
-build "$T/prog_slow" -DPROG_SLOW_LEAF=20000
+build "$T/prog_slow" -DPROG_SLOW_LEAF=200000
 
 # --- 5 runs of each, interleaved, filed under commits "base" and "slow" ----
 for i in 1 2 3 4 5; do
