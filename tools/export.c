@@ -92,6 +92,8 @@ int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
         return 2;
     }
   }
+  /* fnt report RUN_A RUN_B: RUN_B's page, compared with RUN_A. */
+  if( strcmp(cmd, "report")==0 && argc-optind==2 ) o->diff = 1;
   if( argc-optind!=(o->diff ? 2 : 1) ){
     cli_error(cmd, "expected %s (see fnt %s --help)",
               o->diff ? "two RUN_IDs: RUN_A RUN_B" : "one RUN_ID", cmd);

@@ -4,7 +4,9 @@
 ** (its runs-table rows), the hottest functions (fnt_account: calls,
 ** inclusive and self time, p50/p90/p99, max; the table sorts by any
 ** column on a click), a timeline overview per thread (fnt_timeline of
-** the whole run) and its flame graph (flame_svg.c, inline).
+** the whole run) and its flame graph (flame_svg.c, inline).  Given two
+** runs, RUN_A RUN_B, the page is RUN_B's with a comparison: fnt_diff's
+** largest changes and the differential flame graph.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include "fnt.h"
 
 #define REPORT_TOP 200     /* functions in the table */
+#define REPORT_DIFF_TOP 50 /* functions in the comparison's table */
 #define TL_COLUMNS 800     /* the timeline overview's buckets, one a pixel */
 #define TL_DEPTHS 16       /* ...and the depths it draws */
 #define TL_ROW 11          /* pixels a depth */
@@ -172,14 +175,68 @@ static void cellNs(FILE *f, int64_t ns){
   fprintf(f, "<td data-v=\"%lld\">%.3f</td>", (long long)ns, (double)ns/1e6);
 }
 
+static int64_t absChange(const fnt_diff_row *r){
+  int64_t d = r->inclusive_b - r->inclusive_a;
+  return d<0 ? -d : d;
+}
+static int cmpChange(const void *a, const void *b){
+  const fnt_diff_row *x = *(const fnt_diff_row *const*)a;
+  const fnt_diff_row *y = *(const fnt_diff_row *const*)b;
+  if( absChange(x)!=absChange(y) ) return absChange(x)>absChange(y) ? -1 : 1;
+  return strcmp(x->key, y->key);
+}
+
+/* The comparison with run_a: fnt_diff's rows of the largest inclusive
+** changes.  (The page's flame graph is then the differential one: one
+** graph a page, since its script works on the document.)
+** @return 0, or 1 out of memory. */
+static int reportCompare(FILE *f, const char *run_a, const fnt_diff *df){
+  size_t i, n = fnt_diff_count(df);
+  const fnt_diff_row **rows = malloc((n+1)*sizeof(*rows));
+  if( rows==0 ) return 1;
+  for(i=0; i<n; i++) rows[i] = &fnt_diff_rows(df)[i];
+  if( n>1 ) qsort(rows, n, sizeof(*rows), cmpChange);
+  fputs("<h2>Compared with ", f);
+  cli_xml_text(f, run_a);
+  fprintf(f, "</h2>\n<p class=\"note\">fnt_diff: %s by the change of inclusive "
+             "time (ms); a function one run does not call counts 0 there.</p>\n",
+          n>REPORT_DIFF_TOP ? "the 50 functions that changed most," : "every function,");
+  fputs("<table id=\"diff\"><thead><tr><th class=\"sym\">function</th>"
+        "<th>calls before</th><th>calls</th><th>inclusive before</th><th>inclusive</th>"
+        "<th>change</th><th>p50 before</th><th>p50</th></tr></thead><tbody>\n", f);
+  for(i=0; i<n && i<REPORT_DIFF_TOP; i++){
+    const fnt_diff_row *r = rows[i];
+    fputs("<tr><td class=\"sym\" data-v=\"", f);
+    cli_xml_text(f, r->symbol);
+    fputs("\">", f);
+    cli_xml_text(f, r->symbol);
+    fprintf(f, "</td><td data-v=\"%lld\">%lld</td><td data-v=\"%lld\">%lld</td>",
+            (long long)r->calls_a, (long long)r->calls_a,
+            (long long)r->calls_b, (long long)r->calls_b);
+    cellNs(f, r->inclusive_a); cellNs(f, r->inclusive_b);
+    fprintf(f, "<td data-v=\"%lld\">%+.3f</td>", (long long)(r->inclusive_b - r->inclusive_a),
+            (double)(r->inclusive_b - r->inclusive_a)/1e6);
+    if( r->in_a ) cellNs(f, r->p50_a); else fputs("<td data-v=\"\">-</td>", f);
+    if( r->in_b ) cellNs(f, r->p50_b); else fputs("<td data-v=\"\">-</td>", f);
+    fputs("</tr>\n", f);
+  }
+  free(rows);
+  fputs("</tbody></table>\n", f);
+  return 0;
+}
+
 static const char reportUsage[] =
-  "usage: fnt report [-w DIR] RUN_ID [-o FILE]\n\n"
+  "usage: fnt report [-w DIR] RUN_ID [-o FILE]\n"
+  "       fnt report [-w DIR] RUN_A RUN_B [-o FILE]\n\n"
   "One self-contained HTML page about a run, to open from disk in a browser\n"
   "(no network): the run's summary, its hottest functions (calls,\n"
   "inclusive and self time, p50/p90/p99 and max from fnt_account; click a\n"
   "column to sort; report.html#sort=p99_ns opens sorted), a timeline\n"
   "overview per thread (fnt_timeline of the whole run, 800 columns, the\n"
-  "first 16 depths) and its flame graph (as fnt flame draws it).\n\n"
+  "first 16 depths) and its flame graph (as fnt flame draws it).\n"
+  "Given two runs, the page is RUN_B's, with a comparison with RUN_A: the\n"
+  "functions whose inclusive time changed most (fnt_diff) and the\n"
+  "differential flame graph (as fnt flame --diff draws it).\n\n"
   "options:\n"
   "  -o, --output F  write to F (default: stdout)\n"
   "  -h, --help      this text\n";
@@ -189,8 +246,10 @@ int cmd_report(int argc, char **argv){
   fnt_store *st;
   fnt_snapshot *snap = 0;
   fnt_account *acc = 0;
-  fnt_flame *fl = 0;
+  fnt_flame *fl = 0, *fa = 0;
+  fnt_diff *df = 0;
   fnt_timeline *tl = 0;
+  const char *run;
   int64_t first = 0, last = 0;
   const fnt_account_row **top = 0;
   run_info ri;
@@ -199,21 +258,26 @@ int cmd_report(int argc, char **argv){
   char title[512];
   int rc, status;
   status = cli_export_opts("report", argc, argv, reportUsage, &o);
-  if( status==0 ) fputs("\nexample:\n  fnt report demo -o demo.html\n", stdout);
+  if( status==0 ) fputs("\nexamples:\n  fnt report demo -o demo.html\n"
+                        "  fnt report run-before run-after -o after.html\n", stdout);
   if( status>=0 ) return status;
+  run = o.diff ? o.run_b : o.run;
   if( o.has_win ){
     cli_error("report", "--from/--to/--thread are not options of fnt report");
     return 2;
   }
   st = cli_open(cli_warehouse(0), 0);
   if( st==0 ) return 1;
-  if( cli_run_filed(st, "report", o.run)<=0 ){ fnt_close(st); return 1; }
-  rc = runInfo(st, o.run, &ri);
+  if( cli_run_filed(st, "report", run)<=0
+   || (o.diff && cli_run_filed(st, "report", o.run)<=0) ){ fnt_close(st); return 1; }
+  rc = runInfo(st, run, &ri);
   if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &snap);
-  if( rc==FNT_OK ) rc = fnt_account_compute(snap, o.run, &acc);
-  if( rc==FNT_OK ) rc = fnt_flame_compute(snap, o.run, 0, &fl);
-  if( rc==FNT_OK ) rc = fnt_timeline_span(snap, o.run, &first, &last);
-  if( rc==FNT_OK ) rc = fnt_timeline_compute(snap, o.run, first, last + 1, TL_COLUMNS, -1, &tl);
+  if( rc==FNT_OK ) rc = fnt_account_compute(snap, run, &acc);
+  if( rc==FNT_OK ) rc = fnt_flame_compute(snap, run, 0, &fl);
+  if( rc==FNT_OK ) rc = fnt_timeline_span(snap, run, &first, &last);
+  if( rc==FNT_OK ) rc = fnt_timeline_compute(snap, run, first, last + 1, TL_COLUMNS, -1, &tl);
+  if( rc==FNT_OK && o.diff ) rc = fnt_diff_compute(snap, o.run, run, &df);
+  if( rc==FNT_OK && o.diff ) rc = fnt_flame_compute(snap, o.run, 0, &fa);
   fnt_snapshot_release(snap);
   if( rc==FNT_OK ){
     n = fnt_account_count(acc);
@@ -230,12 +294,12 @@ int cmd_report(int argc, char **argv){
   f = cli_export_open("report", o.out);
   if( f==0 ){ status = 1; goto done; }
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
-  cli_xml_text(f, o.run);
+  cli_xml_text(f, run);
   fputs(" - fntrace report</title>\n", f);
   fputs(reportStyle, f);
   fputs(reportScript, f);
   fputs("</head><body>\n<h1>Run ", f);
-  cli_xml_text(f, o.run);
+  cli_xml_text(f, run);
   fputs("</h1>\n<dl class=\"summary\" id=\"summary\">\n", f);
   fputs("<dt>repo</dt><dd>", f); cli_xml_text(f, ri.repo); fputs("</dd>\n", f);
   fputs("<dt>commit</dt><dd>", f); cli_xml_text(f, ri.commit ? ri.commit : "-"); fputs("</dd>\n", f);
@@ -273,23 +337,33 @@ int cmd_report(int argc, char **argv){
              "in %d columns, a lane per depth (the first %d): each column's longest "
              "call, as fnt_timeline gives it.</p>\n", TL_COLUMNS, TL_DEPTHS);
   reportTimeline(f, tl, first, last + 1 - first);
-  fputs("<h2>Flame graph</h2>\n<p class=\"note\">Click a box to "
-        "zoom, Search to highlight functions.</p>\n", f);
-  snprintf(title, sizeof(title), "Flame graph: %s", o.run);
-  if( cli_flame_svg(f, fl, 0, title, "whole run", 1) ){
+  if( o.diff && reportCompare(f, o.run, df) ){
+    cli_error("report", "out of memory");
+    status = 1;
+    goto write_end;
+  }
+  fprintf(f, "<h2>Flame graph</h2>\n<p class=\"note\">Click a box to zoom, "
+             "Search to highlight functions.%s</p>\n", o.diff ? "  Widths by this run, "
+             "red where a stack's self time grew, blue where it shrank." : "");
+  if( o.diff ) snprintf(title, sizeof(title), "Differential flame graph: %s against %s", run, o.run);
+  else snprintf(title, sizeof(title), "Flame graph: %s", run);
+  if( cli_flame_svg(f, fl, o.diff ? fa : 0, title, "whole run", 1) ){
     cli_error("report", "out of memory");
     status = 1;
   }else{
     status = 0;
   }
+write_end:
   fputs("\n</body></html>\n", f);
   status = cli_export_close("report", o.out, f, status);
-  if( status==0 ) cli_export_summary("report", o.run, "html", n, "functions", o.out);
+  if( status==0 ) cli_export_summary("report", run, "html", n, "functions", o.out);
 done:
   fnt_timeline_free(tl);
   free(top);
   fnt_account_free(acc);
   fnt_flame_free(fl);
+  fnt_flame_free(fa);
+  fnt_diff_free(df);
   runInfoFree(&ri);
   fnt_close(st);
   return status;

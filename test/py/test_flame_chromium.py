@@ -210,3 +210,30 @@ def test_speedscope_app(svgs, tmp_path):
         assert "(1/%d)" % len(threads) in dom
     for t in threads:
         assert "thread %d" % t in dom
+
+
+def test_report_compare(svgs):
+    """fnt report RUN_A RUN_B: RUN_B's page with fnt_diff's largest changes
+    (largest first) and the differential flame graph in place of the plain
+    one (one graph a page), loaded with no console message."""
+    wh = os.path.dirname(svgs["flame"])
+    path = os.path.join(wh, "r0-r1.html")
+    subprocess.run([FNT, "-q", "-w", wh, "report", "r0", "r1", "-o", path], check=True)
+    conn = tc.connect(wh)
+    diff = conn.execute("SELECT symbol, inclusive_b - inclusive_a FROM fnt_diff('r0', 'r1')"
+                        " ORDER BY abs(inclusive_b - inclusive_a) DESC, key").fetchall()
+    conn.close()
+    p, console = browse("file://%s" % path, "--dump-dom")
+    assert p.returncode == 0 and console == [], console
+    dom = p.stdout.decode()
+    assert "<h1>Run r1</h1>" in dom and "Compared with r0</h2>" in dom
+    body = dom.split('<table id="diff">')[1].split('<tbody>')[1].split('</tbody>')[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    assert len(rows) == min(50, len(diff)) > 0
+    got = [(re.search(r'data-v="([^"]*)"', r).group(1), int(re.findall(r'data-v="([^"]*)"', r)[5]))
+           for r in rows]
+    assert [g[1] for g in got] == [d[1] for d in diff[:len(got)]]
+    assert dom.count('<svg id="fntflame"') == 1
+    assert "Differential flame graph: r1 against r0" in dom
+    p = subprocess.run([FNT, "-w", wh, "report", "r0", "nope"], capture_output=True)
+    assert p.returncode == 1 and b"nope" in p.stderr
