@@ -28,6 +28,22 @@ void fnt_fntab_clear(fnt_fntab *t);
 int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *stable_id,
                      uint32_t *id);
 
+/* ---- heat.c: a run's per-key sums (SPEC §5), over a function table that
+** may be kept across runs so that each run interns only what is new. */
+typedef struct fnt_run_sums {
+  fnt_fntab tab;
+  uint64_t *incl, *self, *calls;   /* per key id */
+  uint32_t *first;        /* per key id: its first function in the run + 1 */
+  uint32_t nkey;
+} fnt_run_sums;
+
+/* Replaces the sums of s by those of `run_id` (keys it lacks: 0).
+** @return FNT_OK or a negative code (the error set). */
+int fnt_run_sums_add(fnt_snapshot *snap, const char *run_id, fnt_run_sums *s);
+/* The symbol of key k's first function in the last run summed ("" none). */
+const char *fnt_run_sums_symbol(const fnt_run_sums *s, uint32_t k);
+void fnt_run_sums_clear(fnt_run_sums *s);
+
 /* ---- replay.c */
 /* One call as the replay produces it. */
 typedef struct fnt_callrec {

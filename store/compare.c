@@ -4,9 +4,10 @@
 ** inclusive_ns in that run's heat; the two samples give medians, their
 ** ratio and a two-sided Mann-Whitney U p-value.
 **
-** The values come from fnt_heat_compute(), one run at a time, so this file
-** never reads events itself: the cost is the runs' heat, then sorting the
-** (key, run, value) triples by key.  The test is SciPy's
+** The values are the runs' heat sums (heat.c), one run at a time over one
+** function table, so this file never reads events: the cost is the runs'
+** stored aggregates, then grouping the (key id, run, value) triples by key
+** and ranking each key's samples.  The test is SciPy's
 ** mannwhitneyu(x, y, method='asymptotic', use_continuity=True), two-sided:
 **
 **   ranks      average ranks of the pooled sample (ties share their mean)
@@ -23,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "calls.h"
 
 static int cmpInt64(const void *pA, const void *pB){
   int64_t a = *(const int64_t*)pA, b = *(const int64_t*)pB;
@@ -173,20 +174,12 @@ done:
 ** The comparison.
 */
 
-/* One key's value in one run: what the heat of the runs gives. */
+/* One key's value in one run: what the run's sums give. */
 typedef struct CmpValue {
-  const char *key;       /* borrowed from the run's fnt_heat */
-  const char *symbol;
-  size_t run;            /* index into the sides' runs, side a first */
+  uint32_t key;          /* key id of the shared function table */
+  uint32_t run;          /* index into the sides' runs, side a first */
   int64_t value;
 } CmpValue;
-
-static int cmpValue(const void *pA, const void *pB){
-  const CmpValue *a = pA, *b = pB;
-  int c = strcmp(a->key, b->key);
-  if( c ) return c;
-  return a->run<b->run ? -1 : a->run>b->run;
-}
 
 /* SPEC order: p_value ascending, then ratio descending, NANs last; then key,
 ** so that the order is total. */
@@ -229,17 +222,17 @@ void fnt_compare_free(fnt_compare *c){
   fnt_free(c);
 }
 
-/* Builds the rows from the values, sorted by key then run: one row per run
-** of equal keys.  The keys and symbols are copied, so the heats the values
-** borrow from may go. */
-static int compareRows(const CmpValue *aVal, size_t nVal, size_t nA,
-                       size_t nB, fnt_compare *c){
+/* Builds one row per key from the values, grouped by key (aFirst[k] ..
+** aFirst[k+1]), the keys' texts and symbols copied from s. */
+static int compareRows(const CmpValue *aVal, const size_t *aFirst,
+                       const fnt_run_sums *s, const char **azSym,
+                       size_t nA, size_t nB, fnt_compare *c){
   int64_t *aSample = 0;
-  size_t nArena = 0, nRow = 0, i, j;
+  size_t nArena = 0, nRow = 0, i, k;
   char *z;
-  for(i=0; i<nVal; i=j){
-    for(j=i+1; j<nVal && strcmp(aVal[j].key, aVal[i].key)==0; j++){}
-    nArena += strlen(aVal[i].key) + strlen(aVal[i].symbol) + 2;
+  for(k=0; k<s->nkey; k++){
+    if( aFirst[k]==aFirst[k+1] ) continue;
+    nArena += strlen(s->tab.keys[k]) + strlen(azSym[k]) + 2;
     nRow++;
   }
   if( nRow==0 ) return FNT_OK;
@@ -251,19 +244,19 @@ static int compareRows(const CmpValue *aVal, size_t nVal, size_t nA,
     return FNT_E_NOMEM;
   }
   z = c->zArena;
-  for(i=0; i<nVal; i=j){
-    fnt_compare_row *r = &c->aRow[c->nRow++];
+  for(k=0; k<s->nkey; k++){
+    fnt_compare_row *r;
     size_t n;
+    if( aFirst[k]==aFirst[k+1] ) continue;
+    r = &c->aRow[c->nRow++];
     /* A run with no call of the key counts 0. */
     memset(aSample, 0, (nA+nB)*sizeof(int64_t));
-    for(j=i; j<nVal && strcmp(aVal[j].key, aVal[i].key)==0; j++){
-      aSample[aVal[j].run] = aVal[j].value;
-    }
-    n = strlen(aVal[i].key) + 1;
-    r->key = memcpy(z, aVal[i].key, n);
+    for(i=aFirst[k]; i<aFirst[k+1]; i++) aSample[aVal[i].run] = aVal[i].value;
+    n = strlen(s->tab.keys[k]) + 1;
+    r->key = memcpy(z, s->tab.keys[k], n);
     z += n;
-    n = strlen(aVal[i].symbol) + 1;
-    r->symbol = memcpy(z, aVal[i].symbol, n);   /* of its lowest run */
+    n = strlen(azSym[k]) + 1;
+    r->symbol = memcpy(z, azSym[k], n);
     z += n;
     r->runs_a = (int64_t)nA;
     r->runs_b = (int64_t)nB;
@@ -280,14 +273,34 @@ static int compareRows(const CmpValue *aVal, size_t nVal, size_t nA,
   return FNT_OK;
 }
 
+/* Groups the values by key id, a counting sort that keeps run order:
+** key k's values end up at aOut[aFirst[k] .. aFirst[k+1]). */
+static void groupByKey(const CmpValue *aVal, size_t nVal, size_t nKey,
+                       size_t *aFirst, CmpValue *aOut){
+  size_t i, k, sum = 0;
+  memset(aFirst, 0, (nKey+1)*sizeof(size_t));
+  for(i=0; i<nVal; i++) aFirst[aVal[i].key]++;
+  for(k=0; k<=nKey; k++){
+    size_t n = aFirst[k];
+    aFirst[k] = sum;
+    sum += n;
+  }
+  for(i=0; i<nVal; i++) aOut[aFirst[aVal[i].key]++] = aVal[i];
+  for(k=nKey; k>0; k--) aFirst[k] = aFirst[k-1];
+  aFirst[0] = 0;
+}
+
 int fnt_compare_compute(fnt_snapshot *snap, const char *repo,
                         const char *commit_a, const char *commit_b,
                         fnt_compare **out){
   CmpChunk *aChunk = 0;
   size_t nChunk = 0, nA = 0, nB = 0, nRun, i;
   const char **aRun = 0;
-  fnt_heat **aHeat = 0;
-  CmpValue *aVal = 0;
+  fnt_run_sums sums;
+  const char **azSym = 0;      /* per key id: the symbol of its first run */
+  size_t nSym = 0;
+  CmpValue *aVal = 0, *aByKey = 0;
+  size_t *aFirst = 0;
   size_t nVal = 0, nValAlloc = 0;
   fnt_compare *c = 0;
   fnt_store *st;
@@ -301,42 +314,53 @@ int fnt_compare_compute(fnt_snapshot *snap, const char *repo,
                    "commit_b are required");
   }
   fnt_err_clear(st);
+  memset(&sums, 0, sizeof(sums));
   rc = sideRuns(snap, repo, commit_a, commit_b, &aChunk, &nChunk, &aRun,
                 &nA, &nB);
   if( rc ) return rc;
   nRun = nA + nB;
 
   c = fnt_calloc(1, sizeof(*c));
-  aHeat = fnt_calloc(nRun+1, sizeof(fnt_heat*));
-  if( c==0 || aHeat==0 ) goto nomem;
+  if( c==0 ) goto nomem;
   c->nRunA = (int64_t)nA;
   c->nRunB = (int64_t)nB;
+  /* One function table for all runs: each run interns only what is new,
+  ** and the values carry key ids, so grouping them compares no strings. */
   for(i=0; i<nRun; i++){
-    const fnt_heat_row *aRow;
-    size_t k, n;
-    rc = fnt_heat_compute(snap, aRun[i], &aHeat[i]);
+    uint32_t k;
+    rc = fnt_run_sums_add(snap, aRun[i], &sums);
     if( rc ) goto done;
-    n = fnt_heat_count(aHeat[i]);
-    aRow = fnt_heat_rows(aHeat[i]);
-    if( nVal+n > nValAlloc ){
+    if( sums.nkey>nSym ){
+      const char **a = fnt_realloc(azSym, sums.nkey*sizeof(char*));
+      if( a==0 ) goto nomem;
+      memset(a+nSym, 0, (sums.nkey-nSym)*sizeof(char*));
+      azSym = a;
+      nSym = sums.nkey;
+    }
+    if( nVal+sums.nkey > nValAlloc ){
       size_t nNew = nValAlloc ? nValAlloc : 1024;
       CmpValue *aNew;
-      while( nNew<nVal+n ) nNew *= 2;
+      while( nNew<nVal+sums.nkey ) nNew *= 2;
       aNew = fnt_realloc(aVal, nNew*sizeof(CmpValue));
       if( aNew==0 ) goto nomem;
       aVal = aNew;
       nValAlloc = nNew;
     }
-    for(k=0; k<n; k++){
-      CmpValue *v = &aVal[nVal++];
-      v->key = aRow[k].key;
-      v->symbol = aRow[k].symbol;
-      v->run = i;
-      v->value = aRow[k].inclusive_ns;
+    for(k=0; k<sums.nkey; k++){
+      CmpValue *v;
+      if( sums.calls[k]==0 ) continue;
+      v = &aVal[nVal++];
+      v->key = k;
+      v->run = (uint32_t)i;
+      v->value = (int64_t)sums.incl[k];
+      if( azSym[k]==0 ) azSym[k] = fnt_run_sums_symbol(&sums, k);
     }
   }
-  if( nVal ) qsort(aVal, nVal, sizeof(CmpValue), cmpValue);
-  rc = compareRows(aVal, nVal, nA, nB, c);
+  aFirst = fnt_malloc((nSym+1)*sizeof(size_t));
+  aByKey = fnt_malloc((nVal+1)*sizeof(CmpValue));
+  if( aFirst==0 || aByKey==0 ) goto nomem;
+  groupByKey(aVal, nVal, nSym, aFirst, aByKey);
+  rc = compareRows(aByKey, aFirst, &sums, azSym, nA, nB, c);
   if( rc ) goto nomem;
   *out = c;
   c = 0;
@@ -346,8 +370,10 @@ nomem:
   rc = fnt_err(st, FNT_E_NOMEM, "fnt_compare: out of memory comparing %zu "
                "runs of repo '%s'", nRun, repo);
 done:
-  for(i=0; aHeat && i<nRun; i++) fnt_heat_free(aHeat[i]);
-  fnt_free(aHeat);
+  fnt_run_sums_clear(&sums);
+  fnt_free(azSym);
+  fnt_free(aFirst);
+  fnt_free(aByKey);
   fnt_free(aVal);
   fnt_free(aRun);
   chunksFree(aChunk, nChunk);

@@ -8,15 +8,15 @@
 
 #include "calls.h"
 
-static uint32_t strHash(uint32_t h, const char *z){
-  for(; *z; z++){ h ^= (unsigned char)*z; h *= 16777619u; }
-  return h;
+/* XXH3: symbols are long (C++ names, stable ids of 100 bytes and more),
+** and a run's functions are interned again by every file read. */
+static uint32_t strHash(const char *z){
+  return (uint32_t)fnt_hash(z, strlen(z));
 }
 
 static uint32_t fnHash(const char *symbol, const char *sid){
-  uint32_t h = strHash(2166136261u, symbol);
-  h ^= 0xff; h *= 16777619u;           /* separates ("ab", NULL) from ("a", "b") */
-  return sid ? strHash(h, sid) : h;
+  uint32_t h = strHash(symbol);
+  return sid ? h ^ (strHash(sid)*0x9E3779B1u + 1) : h;
 }
 
 static int sameStr(const char *a, const char *b){
@@ -60,7 +60,7 @@ static uint32_t fnHashOf(const fnt_fntab *t, uint32_t i){
   return fnHash(t->fn[i].symbol, t->fn[i].stable_id);
 }
 static uint32_t keyHashOf(const fnt_fntab *t, uint32_t i){
-  return strHash(2166136261u, t->keys[i]);
+  return strHash(t->keys[i]);
 }
 
 /* The key id of text z (taken over: freed when it is not new). */
@@ -70,7 +70,7 @@ static int internKey(fnt_fntab *t, char *z, uint32_t *id){
     fnt_free(z);
     return FNT_E_NOMEM;
   }
-  h = strHash(2166136261u, z) & t->keymask;
+  h = strHash(z) & t->keymask;
   while( t->keyslot[h] ){
     uint32_t k = t->keyslot[h]-1;
     if( strcmp(t->keys[k], z)==0 ){ fnt_free(z); *id = k; return FNT_OK; }

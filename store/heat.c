@@ -11,26 +11,22 @@
 #include "calls.h"
 #include "segment.h"
 
-/* Sums per key id of a fnt_fntab. */
-typedef struct run_sums {
-  fnt_fntab tab;
-  uint64_t *incl, *self, *calls;
-  uint32_t nkey;
-} run_sums;
-
-static void sumsClear(run_sums *s){
+void fnt_run_sums_clear(fnt_run_sums *s){
   fnt_fntab_clear(&s->tab);
   fnt_free(s->incl);
   fnt_free(s->self);
   fnt_free(s->calls);
+  fnt_free(s->first);
   memset(s, 0, sizeof(*s));
 }
 
-static int sumsKeys(run_sums *s){
+/* Grows the sums to the table's keys, the new ones zero. */
+static int sumsKeys(fnt_run_sums *s){
   uint32_t n = s->tab.nkey, i;
   if( n<=s->nkey ) return FNT_OK;
   {
     uint64_t *a = fnt_realloc(s->incl, (size_t)n*sizeof(uint64_t));
+    uint32_t *b;
     if( a==0 ) return FNT_E_NOMEM;
     s->incl = a;
     a = fnt_realloc(s->self, (size_t)n*sizeof(uint64_t));
@@ -39,19 +35,36 @@ static int sumsKeys(run_sums *s){
     a = fnt_realloc(s->calls, (size_t)n*sizeof(uint64_t));
     if( a==0 ) return FNT_E_NOMEM;
     s->calls = a;
+    b = fnt_realloc(s->first, (size_t)n*sizeof(uint32_t));
+    if( b==0 ) return FNT_E_NOMEM;
+    s->first = b;
   }
-  for(i=s->nkey; i<n; i++) s->incl[i] = s->self[i] = s->calls[i] = 0;
+  for(i=s->nkey; i<n; i++){
+    s->incl[i] = s->self[i] = s->calls[i] = 0;
+    s->first[i] = 0;
+  }
   s->nkey = n;
   return FNT_OK;
 }
 
+/* Notes function `fn` as its key's first in this run, unless one was. */
+static void sumsFirst(fnt_run_sums *s, uint32_t fn){
+  uint32_t k = s->tab.key[fn];
+  if( s->first[k]==0 ) s->first[k] = fn+1;
+}
+
+const char *fnt_run_sums_symbol(const fnt_run_sums *s, uint32_t k){
+  return s->first[k] ? s->tab.fn[s->first[k]-1].symbol : "";
+}
+
 /* Adds calls given as records (functions of s->tab). */
-static int sumsAddCalls(run_sums *s, const fnt_callvec *v){
+static int sumsAddCalls(fnt_run_sums *s, const fnt_callvec *v){
   size_t i;
   if( sumsKeys(s) ) return FNT_E_NOMEM;
   for(i=0; i<v->n; i++){
     const fnt_callrec *c = &v->a[i];
     uint32_t k = s->tab.key[c->fn];
+    sumsFirst(s, c->fn);
     uint64_t d = (uint64_t)c->end - (uint64_t)c->start;
     s->calls[k]++;
     s->self[k] += (uint64_t)c->self;
@@ -61,7 +74,7 @@ static int sumsAddCalls(run_sums *s, const fnt_callvec *v){
 }
 
 /* Adds the footer aggregates of calls file `e`. */
-static int sumsAddFile(fnt_store *st, run_sums *s, const fnt_entry *e){
+static int sumsAddFile(fnt_store *st, fnt_run_sums *s, const fnt_entry *e){
   fnt_segment *seg = 0;
   uint32_t *ids = 0, i;
   int rc = fnt_segment_open(st, e->path, &seg);
@@ -78,6 +91,7 @@ static int sumsAddFile(fnt_store *st, run_sums *s, const fnt_entry *e){
   if( sumsKeys(s) ) goto nomem;
   for(i=0; i<seg->nfuncs; i++){
     uint32_t k = s->tab.key[ids[i]];
+    sumsFirst(s, ids[i]);
     s->calls[k] += (uint64_t)seg->aggs[i].calls;
     s->incl[k] += (uint64_t)seg->aggs[i].incl;
     s->self[k] += (uint64_t)seg->aggs[i].self;
@@ -91,13 +105,17 @@ done:
   return rc;
 }
 
-/* Every call of `run_id` summed into s. */
-static int runSums(fnt_snapshot *snap, const char *run_id, run_sums *s){
+int fnt_run_sums_add(fnt_snapshot *snap, const char *run_id, fnt_run_sums *s){
   fnt_store *st = snap->st;
   fnt_run_calls files;
   fnt_callvec v = {0};
   size_t i;
-  int rc = fnt_run_calls_find(snap, run_id, &files);
+  int rc;
+  for(i=0; i<s->nkey; i++){
+    s->incl[i] = s->self[i] = s->calls[i] = 0;
+    s->first[i] = 0;
+  }
+  rc = fnt_run_calls_find(snap, run_id, &files);
   if( rc ) return fnt_err(st, rc, "out of memory");
   if( files.complete ){
     for(i=0; rc==FNT_OK && i<files.nfiles; i++) rc = sumsAddFile(st, s, files.files[i]);
@@ -109,6 +127,9 @@ static int runSums(fnt_snapshot *snap, const char *run_id, run_sums *s){
     if( rc==FNT_OK ) rc = fnt_replay_run_events(snap, run_id, 0, 0, 0, 0, r, &s->tab, &last, 0, 0);
     if( rc==FNT_OK ) rc = fnt_replay_open_calls(r, &v);
     fnt_replay_free(r);
+    /* A key's first function: the first of it the replay met. */
+    if( rc==FNT_OK && sumsKeys(s) ) rc = FNT_E_NOMEM;
+    for(i=0; rc==FNT_OK && i<s->tab.nfn; i++) sumsFirst(s, (uint32_t)i);
   }
   if( rc==FNT_OK && sumsAddCalls(s, &v) ) rc = FNT_E_NOMEM;
   if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "run '%s': out of memory adding up its calls", run_id);
@@ -119,7 +140,7 @@ static int runSums(fnt_snapshot *snap, const char *run_id, run_sums *s){
 
 /* ------------------------------------------------------------------ heat */
 struct fnt_heat {
-  run_sums s;
+  fnt_run_sums s;
   fnt_heat_row *rows;
   size_t n;
 };
@@ -129,14 +150,13 @@ const fnt_heat_row *fnt_heat_rows(const fnt_heat *h){ return h ? h->rows : 0; }
 
 void fnt_heat_free(fnt_heat *h){
   if( h==0 ) return;
-  sumsClear(&h->s);
+  fnt_run_sums_clear(&h->s);
   fnt_free(h->rows);
   fnt_free(h);
 }
 
 int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   fnt_heat *h;
-  const char **azSym = 0;      /* per key id: its symbol */
   uint32_t k;
   int rc;
   if( out ) *out = 0;
@@ -145,28 +165,21 @@ int fnt_heat_compute(fnt_snapshot *snap, const char *run_id, fnt_heat **out){
   fnt_err_clear(snap->st);
   h = fnt_calloc(1, sizeof(*h));
   if( h==0 ) return fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
-  rc = runSums(snap, run_id, &h->s);
+  rc = fnt_run_sums_add(snap, run_id, &h->s);
   if( rc==FNT_OK ){
     h->rows = fnt_calloc((size_t)h->s.nkey+1, sizeof(fnt_heat_row));
-    azSym = fnt_calloc((size_t)h->s.tab.nkey+1, sizeof(char*));
-    if( h->rows==0 || azSym==0 ) rc = fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
-  }
-  /* A key's symbol: that of its first function in the run's files. */
-  for(k=0; rc==FNT_OK && k<h->s.tab.nfn; k++){
-    uint32_t id = h->s.tab.key[k];
-    if( azSym[id]==0 ) azSym[id] = h->s.tab.fn[k].symbol;
+    if( h->rows==0 ) rc = fnt_err(snap->st, FNT_E_NOMEM, "out of memory");
   }
   for(k=0; rc==FNT_OK && k<h->s.nkey; k++){
     fnt_heat_row *r;
     if( h->s.calls[k]==0 ) continue;
     r = &h->rows[h->n++];
     r->key = h->s.tab.keys[k];
-    r->symbol = azSym[k] ? azSym[k] : "";
+    r->symbol = fnt_run_sums_symbol(&h->s, k);
     r->inclusive_ns = (int64_t)h->s.incl[k];
     r->self_ns = (int64_t)h->s.self[k];
     r->calls = (int64_t)h->s.calls[k];
   }
-  fnt_free(azSym);
   if( rc ){ fnt_heat_free(h); return rc; }
   *out = h;
   return FNT_OK;
