@@ -178,12 +178,9 @@ int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
   }
   ids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
   if( ids==0 || fnt_calls_rows_alloc(&g) ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-  for(i=0; i<seg->nfuncs; i++){
-    if( fnt_fntab_intern(tab, seg->funcs[i].symbol, seg->funcs[i].stable_id, &ids[i]) ){
-      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
-      goto done;
-    }
-  }
+  /* Interned when an open row names it: the open rows are a few stacks,
+  ** the file's functions may be thousands. */
+  for(i=0; i<seg->nfuncs; i++) ids[i] = UINT32_MAX;
   for(rg=seg->nclosed_rg; rg<seg->nrg; rg++){
     rc = fnt_calls_rows_decode(st, seg, rg, FNT_CR_ALL, &scratch, &raw, &g);
     if( rc ) goto done;
@@ -197,6 +194,13 @@ int fnt_calls_read_open(fnt_store *st, const fnt_entry *e, fnt_fntab *tab,
       c.start = (int64_t)g.sta[i];
       c.end = (int64_t)(g.sta[i] + g.dur[i]);
       c.self = (int64_t)g.slf[i];
+      if( ids[g.fn[i]]==UINT32_MAX ){
+        const fnt_function *f = &seg->funcs[g.fn[i]];
+        if( fnt_fntab_intern(tab, f->symbol, f->stable_id, &ids[g.fn[i]]) ){
+          rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+          goto done;
+        }
+      }
       c.fn = ids[g.fn[i]];
       c.parent_fn = UINT32_MAX;
       c.ended_by = FNT_ENDED_OPEN;

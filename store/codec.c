@@ -71,10 +71,11 @@ char *fnt_get_str(fnt_rd *r, int *isnull){
   return fnt_get_str_after(r, 0, isnull);
 }
 
-char *fnt_get_str_after(fnt_rd *r, size_t head, int *isnull){
+const uint8_t *fnt_get_str_span(fnt_rd *r, size_t *len, int *isnull){
   uint64_t n = fnt_get_varint(r);
-  char *s;
+  const uint8_t *p;
   *isnull = 0;
+  *len = 0;
   if( !r->ok ) return 0;
   if( n==0 ){ *isnull = 1; return 0; }
   n--;
@@ -82,13 +83,23 @@ char *fnt_get_str_after(fnt_rd *r, size_t head, int *isnull){
     r->ok = 0;
     return 0;
   }
-  s = fnt_malloc(head + (size_t)n + 1);
+  p = r->p;
+  r->p += n;
+  *len = (size_t)n;
+  return p;
+}
+
+char *fnt_get_str_after(fnt_rd *r, size_t head, int *isnull){
+  size_t n;
+  const uint8_t *p = fnt_get_str_span(r, &n, isnull);
+  char *s;
+  if( p==0 ) return 0;
+  s = fnt_malloc(head + n + 1);
   /* errno tells decoders "no memory" from "malformed" (as io.c does). */
   if( s==0 ){ r->ok = 0; errno = ENOMEM; return 0; }
   s += head;
-  memcpy(s, r->p, (size_t)n);
+  memcpy(s, p, n);
   s[n] = 0;
-  r->p += n;
   return s;
 }
 

@@ -112,6 +112,9 @@ char *fnt_get_str(fnt_rd *r, int *isnull);
 /* fnt_get_str with `head` bytes allocated before the string (the string is
 ** at the allocation + head): room for its owner (segment_read.c). */
 char *fnt_get_str_after(fnt_rd *r, size_t head, int *isnull);
+/* A str's bytes where they lie in the input (not NUL-terminated), *len
+** long; 0 when NULL (*isnull) or malformed (r->ok cleared). */
+const uint8_t *fnt_get_str_span(fnt_rd *r, size_t *len, int *isnull);
 
 /* Bit-packing: n values of `width` bits (0..64), LSB first. */
 size_t fnt_bp_size(size_t n, unsigned width);

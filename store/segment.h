@@ -147,7 +147,8 @@ typedef struct fnt_segment {
   uint32_t nthreads;
   uint64_t *threads;
   uint32_t nfuncs;
-  fnt_function *funcs;   /* owned strings */
+  fnt_function *funcs;   /* texts in func_text */
+  char *func_text;       /* each text preceded by a pointer to this segment */
   uint32_t *func_len;    /* per function: symbol length, stable_id length */
   uint32_t nrg;
   fnt_seg_rg *rgs;

@@ -25,6 +25,23 @@ static char *ownedStr(fnt_segment *s, fnt_rd *r, int *isnull){
   if( z ) memcpy(z - sizeof(s), &s, sizeof(s));
   return z;
 }
+/* The same for the function table, whose thousands of texts share one
+** block (s->func_text, sized by the caller for the worst case) rather than
+** two allocations a function.  *len is the text's length. */
+static char *arenaStr(fnt_segment *s, fnt_rd *r, size_t *used, int *isnull,
+                      uint32_t *len){
+  size_t n;
+  const uint8_t *p = fnt_get_str_span(r, &n, isnull);
+  char *z = s->func_text + *used;
+  *len = (uint32_t)n;
+  if( p==0 ) return 0;
+  memcpy(z, &s, sizeof(s));
+  z += sizeof(s);
+  memcpy(z, p, n);
+  z[n] = 0;
+  *used += sizeof(s) + n + 1;
+  return z;
+}
 static void ownedFree(const char *z){
   if( z ) fnt_free((char*)z - sizeof(fnt_segment*));
 }
@@ -39,10 +56,7 @@ static void segmentFree(fnt_segment *s){
   if( s==0 ) return;
   fnt_io_close(s->fd);
   for(i=0; i<s->ncols; i++) ownedFree(s->cols[i].const_value);
-  for(i=0; i<s->nfuncs; i++){
-    ownedFree(s->funcs[i].symbol);
-    ownedFree(s->funcs[i].stable_id);
-  }
+  fnt_free(s->func_text);
   for(i=0; i<s->nrg; i++) fnt_free(s->rgs[i].chunks);
   fnt_free(s->cols);
   fnt_free(s->threads);
@@ -119,6 +133,7 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
 ** allocate wildly or read past the end. */
 static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   uint64_t version, n, i, j;
+  size_t used;
   int isnull;
   uint32_t nchunk = 0;
 #define LEFT ((uint64_t)(r->end - r->p))
@@ -155,20 +170,17 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   n = fnt_get_varint(r);
   if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
   s->funcs = fnt_calloc(n+1, sizeof(fnt_function));
-  if( s->funcs==0 ) return FNT_E_NOMEM;
-  for(i=0; i<n && r->ok; i++){
-    s->nfuncs = (uint32_t)i+1;
-    s->funcs[i].symbol = ownedStr(s, r, &isnull);
-    if( r->ok && isnull ) return FNT_E_CORRUPT;
-    s->funcs[i].stable_id = ownedStr(s, r, &isnull);
-    s->funcs[i].local = fnt_get_u8(r);
-  }
   /* Lengths once here, so that reading a row's symbol costs no strlen. */
-  s->func_len = fnt_calloc(2*(size_t)s->nfuncs + 1, sizeof(uint32_t));
-  if( s->func_len==0 ) return FNT_E_NOMEM;
-  for(i=0; r->ok && i<s->nfuncs; i++){
-    s->func_len[2*i] = (uint32_t)strlen(s->funcs[i].symbol);
-    s->func_len[2*i+1] = s->funcs[i].stable_id ? (uint32_t)strlen(s->funcs[i].stable_id) : 0;
+  s->func_len = fnt_calloc(2*n + 1, sizeof(uint32_t));
+  /* At most the bytes left, plus a segment pointer and a NUL per text. */
+  s->func_text = fnt_malloc(LEFT + 2*n*(sizeof(s)+1) + 1);
+  if( s->funcs==0 || s->func_len==0 || s->func_text==0 ) return FNT_E_NOMEM;
+  for(i=0, used=0; i<n && r->ok; i++){
+    s->nfuncs = (uint32_t)i+1;
+    s->funcs[i].symbol = arenaStr(s, r, &used, &isnull, &s->func_len[2*i]);
+    if( r->ok && isnull ) return FNT_E_CORRUPT;
+    s->funcs[i].stable_id = arenaStr(s, r, &used, &isnull, &s->func_len[2*i+1]);
+    s->funcs[i].local = fnt_get_u8(r);
   }
   n = fnt_get_varint(r);
   if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
