@@ -35,6 +35,8 @@ typedef struct fnt_run_sums {
   uint64_t *incl, *self, *calls;   /* per key id */
   uint32_t *first;        /* per key id: its first function in the run + 1 */
   uint32_t nkey;
+  uint32_t *ids, nids;    /* the last file's functions' ids in tab */
+  uint64_t ids_hash[2];   /* and that file's func_hash */
 } fnt_run_sums;
 
 /* Replaces the sums of s by those of `run_id` (keys it lacks: 0).

@@ -182,6 +182,12 @@ uint64_t fnt_hash(const void *p, size_t n){
   return XXH3_64bits(p, n);
 }
 
+void fnt_hash128(const void *p, size_t n, uint64_t out[2]){
+  XXH128_hash_t h = XXH3_128bits(p, n);
+  out[0] = h.low64;
+  out[1] = h.high64;
+}
+
 int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level){
   size_t bound = ZSTD_compressBound(n), z;
   size_t start = out->len;

@@ -17,6 +17,7 @@ void fnt_run_sums_clear(fnt_run_sums *s){
   fnt_free(s->self);
   fnt_free(s->calls);
   fnt_free(s->first);
+  fnt_free(s->ids);
   memset(s, 0, sizeof(*s));
 }
 
@@ -73,25 +74,33 @@ static int sumsAddCalls(fnt_run_sums *s, const fnt_callvec *v){
   return FNT_OK;
 }
 
-/* Adds the footer aggregates of calls file `e`. */
+/* Adds the footer aggregates of calls file `e`.  Files with the function
+** table of the file before (a run's chunks, a repo's runs) reuse its ids. */
 static int sumsAddFile(fnt_store *st, fnt_run_sums *s, const fnt_entry *e){
   fnt_segment *seg = 0;
-  uint32_t *ids = 0, i;
+  uint32_t i;
   int rc = fnt_segment_open(st, e->path, &seg);
   if( rc ) return rc;
   if( seg->table!=FNT_TABLE_CALLS ){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
     goto done;
   }
-  ids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
-  if( ids==0 ) goto nomem;
-  for(i=0; i<seg->nfuncs; i++){
-    if( fnt_fntab_intern(&s->tab, seg->funcs[i].symbol, seg->funcs[i].stable_id, &ids[i]) ) goto nomem;
+  if( s->nids!=seg->nfuncs || s->ids_hash[0]!=seg->func_hash[0]
+   || s->ids_hash[1]!=seg->func_hash[1] ){
+    uint32_t *ids = fnt_realloc(s->ids, ((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+    if( ids==0 ) goto nomem;
+    s->ids = ids;
+    s->nids = 0;
+    for(i=0; i<seg->nfuncs; i++){
+      if( fnt_fntab_intern(&s->tab, seg->funcs[i].symbol, seg->funcs[i].stable_id, &ids[i]) ) goto nomem;
+    }
+    s->nids = seg->nfuncs;
+    memcpy(s->ids_hash, seg->func_hash, sizeof(s->ids_hash));
   }
   if( sumsKeys(s) ) goto nomem;
   for(i=0; i<seg->nfuncs; i++){
-    uint32_t k = s->tab.key[ids[i]];
-    sumsFirst(s, ids[i]);
+    uint32_t k = s->tab.key[s->ids[i]];
+    sumsFirst(s, s->ids[i]);
     s->calls[k] += (uint64_t)seg->aggs[i].calls;
     s->incl[k] += (uint64_t)seg->aggs[i].incl;
     s->self[k] += (uint64_t)seg->aggs[i].self;
@@ -100,7 +109,6 @@ static int sumsAddFile(fnt_store *st, fnt_run_sums *s, const fnt_entry *e){
 nomem:
   rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
 done:
-  fnt_free(ids);
   fnt_segment_release(st, seg);
   return rc;
 }

@@ -123,6 +123,7 @@ void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width);
 unsigned fnt_bits_needed(uint64_t maxv);
 
 uint64_t fnt_hash(const void *p, size_t n);   /* XXH3-64 */
+void fnt_hash128(const void *p, size_t n, uint64_t out[2]);   /* XXH3-128 */
 
 /* Column-chunk codecs.  fnt_block_compress appends `raw` to `out`, zstd
 ** compressed when that is smaller, and returns the codec used (or -1 on no

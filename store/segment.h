@@ -150,6 +150,9 @@ typedef struct fnt_segment {
   fnt_function *funcs;   /* texts in func_text */
   char *func_text;       /* each text preceded by a pointer to this segment */
   uint32_t *func_len;    /* per function: symbol length, stable_id length */
+  uint64_t func_hash[2]; /* XXH3-128 of the function table's bytes: files
+                         ** of one program share it, and readers that map
+                         ** functions to their own ids map them once */
   uint32_t nrg;
   fnt_seg_rg *rgs;
   /* Calls segments: row groups [0, nclosed_rg) hold calls that ended, the

@@ -134,6 +134,7 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
 static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   uint64_t version, n, i, j;
   size_t used;
+  const uint8_t *pFuncs;
   int isnull;
   uint32_t nchunk = 0;
 #define LEFT ((uint64_t)(r->end - r->p))
@@ -175,6 +176,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   /* At most the bytes left, plus a segment pointer and a NUL per text. */
   s->func_text = fnt_malloc(LEFT + 2*n*(sizeof(s)+1) + 1);
   if( s->funcs==0 || s->func_len==0 || s->func_text==0 ) return FNT_E_NOMEM;
+  pFuncs = r->p;
   for(i=0, used=0; i<n && r->ok; i++){
     s->nfuncs = (uint32_t)i+1;
     s->funcs[i].symbol = arenaStr(s, r, &used, &isnull, &s->func_len[2*i]);
@@ -182,6 +184,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
     s->funcs[i].stable_id = arenaStr(s, r, &used, &isnull, &s->func_len[2*i+1]);
     s->funcs[i].local = fnt_get_u8(r);
   }
+  if( r->ok ) fnt_hash128(pFuncs, (size_t)(r->p - pFuncs), s->func_hash);
   n = fnt_get_varint(r);
   if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
   s->rgs = fnt_calloc(n+1, sizeof(fnt_seg_rg));
