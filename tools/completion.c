@@ -6,7 +6,7 @@
 **
 ** The script asks fnt itself what to offer, so it never falls out of step
 ** with the commands: the commands from `fnt --help`, a command's options
-** from `fnt CMD --help`, run ids (for heat, export, flame, report) from
+** from `fnt CMD --help`, run ids (for every command that takes a RUN) from
 ** `fnt ls --json`.  Folders after -w/--warehouse and --dir and for
 ** export-iceberg's DEST, files elsewhere.
 */
@@ -54,7 +54,7 @@ static const char bashScript[] =
 "    return\n"
 "  fi\n"
 "  case $cmd in\n"
-"    heat|export|flame|report) COMPREPLY=($(compgen -W \"$(\"$fnt\" ${wh:+-w \"$wh\"} ls --json 2>/dev/null | sed -n 's/.*\"run_id\": \"\\([^\"]*\\)\".*/\\1/p')\" -- \"$cur\")) ;;\n"
+"    heat|account|calls|stack|timeline|diff|export|flame|report) COMPREPLY=($(compgen -W \"$(\"$fnt\" ${wh:+-w \"$wh\"} ls --json 2>/dev/null | sed -n 's/.*\"run_id\": \"\\([^\"]*\\)\".*/\\1/p')\" -- \"$cur\")) ;;\n"
 "    completion) COMPREPLY=($(compgen -W bash -- \"$cur\")) ;;\n"
 "    export-iceberg) COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n"
 "    ls|check|compact|expire|bench) ;;\n"

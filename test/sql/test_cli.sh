@@ -166,6 +166,9 @@ expect "complete 'fnt check --a'" "--all" "$(complete_words check --a)"
 expect "complete 'fnt --wa'" "--warehouse" "$(complete_words --wa)"
 expect "complete 'fnt ls --j'" "--json" "$(complete_words ls --j)"
 expect "complete 'fnt -w WH heat r'" "$RUN" "$(complete_words -w "$wh" heat r)"
+for c in account calls stack timeline diff; do
+  expect "complete 'fnt -w WH $c r'" "$RUN" "$(complete_words -w "$wh" $c r)"
+done
 mkdir -p "$tmp/wdir-a"
 expect "complete 'fnt ls -w .../wdir-'" "$tmp/wdir-a" "$(complete_words ls -w "$tmp/wdir-")"
 expect "complete 'fnt completion '" "bash" "$(complete_words completion '')"
