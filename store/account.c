@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "segment.h"
 
 typedef struct key_acc {
   int64_t *dur;
@@ -34,23 +35,139 @@ void fnt_account_free(fnt_account *a){
   fnt_free(a);
 }
 
-static int cmpI64(const void *a, const void *b){
-  int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
-  return x<y ? -1 : x>y;
+/* Puts the k-th smallest of a[0..n) at a[k], the smaller ones before it
+** and the larger after: quickselect with three-way partitions, so that the
+** many equal durations of a trace cost nothing extra.  O(n) expected,
+** where sorting every key's durations was most of fnt_account's time. */
+static void selectNth(int64_t *a, size_t n, size_t k){
+  size_t lo = 0, hi = n;                  /* k lies in [lo, hi) */
+  uint64_t seed = 0x9E3779B97F4A7C15ull ^ n;
+  while( hi-lo>1 ){
+    size_t lt = lo, i = lo, gt = hi, r;
+    int64_t x, p, q;
+    /* Pivot: the median of three, one of them pseudo-random. */
+    seed = seed*6364136223846793005ull + 1442695040888963407ull;
+    r = lo + (size_t)((seed>>33) % (hi-lo));
+    x = a[lo]; p = a[r]; q = a[hi-1];
+    if( (x<=p && p<=q) || (q<=p && p<=x) ) x = p;
+    else if( (p<=q && q<=x) || (x<=q && q<=p) ) x = q;
+    /* a[lo..lt) < x, a[lt..i) == x, a[gt..hi) > x */
+    while( i<gt ){
+      int64_t v = a[i];
+      if( v<x ){ a[i++] = a[lt]; a[lt++] = v; }
+      else if( v>x ){ a[i] = a[--gt]; a[gt] = v; }
+      else i++;
+    }
+    if( k<lt ) hi = lt;
+    else if( k>=gt ) lo = gt;
+    else return;
+  }
+}
+
+/* The order statistics fnt_account prints, of d[0..n), n > 0: d is
+** reordered, each position k of llvm-xray's floor(p * n) selected. */
+static void percentiles(int64_t *d, size_t n, fnt_account_row *r){
+  size_t k99 = n*99/100, k90 = n*90/100, k50 = n/2, i;
+  int64_t mn, mx;
+  /* Each selection leaves the one before in place: it works below it. */
+  selectNth(d, n, k99);
+  if( k90<k99 ) selectNth(d, k99, k90);
+  if( k50<k90 ) selectNth(d, k90, k50);
+  mn = d[k50];
+  for(i=0; i<k50; i++) if( d[i]<mn ) mn = d[i];
+  mx = d[k99];
+  for(i=k99+1; i<n; i++) if( d[i]>mx ) mx = d[i];
+  r->min_ns = mn;
+  r->p50_ns = d[k50];
+  r->p90_ns = d[k90];
+  r->p99_ns = d[k99];
+  r->max_ns = mx;
 }
 
 static int cmpRowKey(const void *a, const void *b){
   return strcmp(((const fnt_account_row*)a)->key, ((const fnt_account_row*)b)->key);
 }
 
-int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **out){
-  fnt_store *st;
-  fnt_account *a = 0;
+/* What the calls of a run add up to, per key id of tab. */
+typedef struct acc_ctx {
+  fnt_fntab *tab;
+  key_acc *acc;
+  uint32_t nacc;
+} acc_ctx;
+
+/* Adds one call of function fn (an id of x->tab). */
+static int accAdd(acc_ctx *x, uint32_t fn, int64_t call_id, int64_t dur,
+                  int64_t self, int outermost){
+  uint32_t k = x->tab->key[fn];
+  key_acc *a;
+  if( k>=x->nacc ){
+    uint32_t nNew = x->nacc ? x->nacc*2 : 64;
+    key_acc *n2;
+    while( nNew<=k ) nNew *= 2;
+    n2 = fnt_realloc(x->acc, (size_t)nNew*sizeof(key_acc));
+    if( n2==0 ) return FNT_E_NOMEM;
+    memset(n2+x->nacc, 0, (size_t)(nNew-x->nacc)*sizeof(key_acc));
+    x->acc = n2;
+    x->nacc = nNew;
+  }
+  a = &x->acc[k];
+  if( a->n==a->cap ){
+    size_t nNew = a->cap ? a->cap*2 : 16;
+    int64_t *d = fnt_realloc(a->dur, nNew*sizeof(int64_t));
+    if( d==0 ) return FNT_E_NOMEM;
+    a->dur = d;
+    a->cap = nNew;
+  }
+  if( a->n==0 || call_id<a->first_call ){ a->first_call = call_id; a->first_fn = fn; }
+  a->dur[a->n++] = dur;
+  a->sum += (uint64_t)dur;
+  a->self += (uint64_t)self;
+  if( outermost ) a->incl += (uint64_t)dur;
+  return FNT_OK;
+}
+
+/* A decoded row group of a calls file (fnt_run_calls_visit). */
+static int accRows(void *ctx, const fnt_segment *seg, const fnt_calls_rows *g,
+                   int64_t threadIx, uint32_t *fnids){
+  acc_ctx *x = ctx;
+  size_t i;
+  (void)threadIx;
+  for(i=0; i<g->n; i++){
+    uint32_t fn;
+    if( fnt_calls_fnid(x->tab, seg, fnids, (uint32_t)g->fn[i], &fn)
+     || accAdd(x, fn, (int64_t)g->cid[i], (int64_t)g->dur[i],
+               (int64_t)g->slf[i], (int)(g->flg[i]>>2 & 1)) ){
+      return FNT_E_NOMEM;
+    }
+  }
+  return FNT_OK;
+}
+
+/* A run whose calls are derived when read (format 1): the calls scan. */
+static int accScan(fnt_snapshot *snap, const char *run_id, acc_ctx *x){
   fnt_call_predicate p;
   fnt_calls *sc = 0;
   const fnt_call *c;
-  key_acc *acc = 0;
-  uint32_t nacc = 0, k;
+  int rc;
+  fnt_call_predicate_init(&p);
+  p.run_ids = &run_id;
+  p.n_run_ids = 1;
+  rc = fnt_calls_open(snap, &p, &sc);
+  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
+    uint32_t fn;
+    rc = fnt_fntab_intern(x->tab, c->symbol, c->stable_id, &fn);
+    if( rc==FNT_OK ) rc = accAdd(x, fn, c->call_id, c->dur_ns, c->self_ns, c->outermost);
+  }
+  fnt_calls_close(sc);
+  return rc<0 ? rc : FNT_OK;
+}
+
+int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **out){
+  fnt_store *st;
+  fnt_account *a = 0;
+  fnt_run_calls files;
+  acc_ctx x;
+  uint32_t k;
   int rc;
 
   if( out ) *out = 0;
@@ -59,70 +176,47 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
   if( run_id==0 ) return fnt_err(st, FNT_E_MISUSE, "fnt_account_compute: run_id is NULL");
   a = fnt_calloc(1, sizeof(*a));
   if( a==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  fnt_call_predicate_init(&p);
-  p.run_ids = &run_id;
-  p.n_run_ids = 1;
-  rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    uint32_t fn;
-    key_acc *x;
-    rc = FNT_OK;
-    if( fnt_fntab_intern(&a->tab, c->symbol, c->stable_id, &fn) ) goto nomem;
-    k = a->tab.key[fn];
-    if( k>=nacc ){
-      uint32_t nNew = nacc ? nacc*2 : 64;
-      key_acc *n2;
-      while( nNew<=k ) nNew *= 2;
-      n2 = fnt_realloc(acc, (size_t)nNew*sizeof(key_acc));
-      if( n2==0 ) goto nomem;
-      memset(n2+nacc, 0, (size_t)(nNew-nacc)*sizeof(key_acc));
-      acc = n2;
-      nacc = nNew;
-    }
-    x = &acc[k];
-    if( x->n==x->cap ){
-      size_t nNew = x->cap ? x->cap*2 : 16;
-      int64_t *d = fnt_realloc(x->dur, nNew*sizeof(int64_t));
-      if( d==0 ) goto nomem;
-      x->dur = d;
-      x->cap = nNew;
-    }
-    if( x->n==0 || c->call_id<x->first_call ){ x->first_call = c->call_id; x->first_fn = fn; }
-    x->dur[x->n++] = c->dur_ns;
-    x->sum += (uint64_t)c->dur_ns;
-    x->self += (uint64_t)c->self_ns;
-    if( c->outermost ) x->incl += (uint64_t)c->dur_ns;
+  memset(&x, 0, sizeof(x));
+  x.tab = &a->tab;
+  fnt_err_clear(st);
+  rc = fnt_run_calls_find(snap, run_id, &files);
+  if( rc==FNT_OK && files.complete ){
+    /* Stored calls: five columns decoded, functions mapped once a file. */
+    fnt_calls_visit v;
+    v.cols = FNT_CR_CALL_ID | FNT_CR_DUR | FNT_CR_SELF | FNT_CR_FN | FNT_CR_FLAGS;
+    v.t0 = INT64_MIN;
+    v.t1 = INT64_MAX;
+    v.thread = -1;
+    v.rows = accRows;
+    v.ctx = &x;
+    rc = fnt_run_calls_visit(st, &files, &v);
+  }else if( rc==FNT_OK ){
+    rc = accScan(snap, run_id, &x);
   }
-  if( rc<0 ) goto done;
+  fnt_run_calls_clear(&files);
+  if( rc ) goto done;
   a->rows = fnt_calloc((size_t)a->tab.nkey+1, sizeof(fnt_account_row));
-  if( a->rows==0 ) goto nomem;
-  for(k=0; k<a->tab.nkey && k<nacc; k++){
-    key_acc *x = &acc[k];
+  if( a->rows==0 ){ rc = FNT_E_NOMEM; goto done; }
+  for(k=0; k<a->tab.nkey && k<x.nacc; k++){
+    key_acc *y = &x.acc[k];
     fnt_account_row *r;
-    if( x->n==0 ) continue;
-    qsort(x->dur, x->n, sizeof(int64_t), cmpI64);
+    if( y->n==0 ) continue;
     r = &a->rows[a->n++];
     r->key = a->tab.keys[k];
-    r->symbol = a->tab.fn[x->first_fn].symbol;
-    r->calls = (int64_t)x->n;
-    r->min_ns = x->dur[0];
-    r->p50_ns = x->dur[x->n/2];
-    r->p90_ns = x->dur[x->n*90/100];     /* floor(p * n), exactly */
-    r->p99_ns = x->dur[x->n*99/100];
-    r->max_ns = x->dur[x->n-1];
-    r->sum_ns = (int64_t)x->sum;
-    r->inclusive_ns = (int64_t)x->incl;
-    r->self_ns = (int64_t)x->self;
+    r->symbol = a->tab.fn[y->first_fn].symbol;
+    r->calls = (int64_t)y->n;
+    percentiles(y->dur, y->n, r);
+    r->sum_ns = (int64_t)y->sum;
+    r->inclusive_ns = (int64_t)y->incl;
+    r->self_ns = (int64_t)y->self;
   }
   if( a->n>1 ) qsort(a->rows, a->n, sizeof(fnt_account_row), cmpRowKey);
-  rc = FNT_OK;
-  goto done;
-nomem:
-  rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory accounting its calls", run_id);
 done:
-  fnt_calls_close(sc);
-  for(k=0; k<nacc; k++) fnt_free(acc[k].dur);
-  fnt_free(acc);
+  if( rc==FNT_E_NOMEM ){
+    rc = fnt_err(st, rc, "run '%s': out of memory accounting its calls", run_id);
+  }
+  for(k=0; k<x.nacc; k++) fnt_free(x.acc[k].dur);
+  fnt_free(x.acc);
   if( rc ){ fnt_account_free(a); return rc; }
   *out = a;
   return FNT_OK;

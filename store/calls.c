@@ -99,6 +99,75 @@ void fnt_run_calls_clear(fnt_run_calls *rc){
   memset(rc, 0, sizeof(*rc));
 }
 
+int fnt_calls_fnid(fnt_fntab *tab, const fnt_segment *seg, uint32_t *fnids,
+                   uint32_t f, uint32_t *id){
+  if( fnids[f]==UINT32_MAX
+   && fnt_fntab_intern(tab, seg->funcs[f].symbol, seg->funcs[f].stable_id, &fnids[f]) ){
+    return FNT_E_NOMEM;
+  }
+  *id = fnids[f];
+  return FNT_OK;
+}
+
+/* One calls file of fnt_run_calls_visit. */
+static int visitFile(fnt_store *st, const fnt_entry *e, int tail,
+                     const fnt_calls_visit *v, fnt_calls_rows *g,
+                     fnt_buf *scratch, fnt_buf *raw){
+  fnt_segment *seg = 0;
+  uint32_t *fnids = 0, rg, i;
+  int64_t threadIx = -1;
+  int rc;
+  if( e->t_min>=v->t1 || e->t_max<v->t0 ) return FNT_OK;
+  rc = fnt_segment_open(st, e->path, &seg);
+  if( rc ) return rc;
+  if( seg->table!=FNT_TABLE_CALLS ){
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: holds table %d, the manifest says %d",
+                 seg->full_path, seg->table, FNT_TABLE_CALLS);
+    goto done;
+  }
+  if( v->thread>=0 ){
+    for(i=0; i<seg->nthreads && seg->threads[i]!=(uint64_t)v->thread; i++){}
+    if( i==seg->nthreads ) goto done;
+    threadIx = (int64_t)i;
+  }
+  fnids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+  if( fnids==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  memset(fnids, 0xff, ((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+  for(rg=0; rg<seg->nrg; rg++){
+    const fnt_seg_rg *b = &seg->rgs[rg];
+    const fnt_calls_rg *c = &seg->crgs[rg];
+    if( rg>=seg->nclosed_rg && !tail ) break;
+    if( b->t_min>=v->t1 || b->t_max<v->t0 ) continue;
+    if( threadIx>=0 && (threadIx<c->thread_min || threadIx>c->thread_max) ) continue;
+    rc = fnt_calls_rows_decode(st, seg, rg, v->cols, scratch, raw, g);
+    if( rc==FNT_OK ) rc = v->rows(v->ctx, seg, g, threadIx, fnids);
+    if( rc ) goto done;
+  }
+done:
+  fnt_free(fnids);
+  fnt_segment_release(st, seg);
+  return rc;
+}
+
+int fnt_run_calls_visit(fnt_store *st, const fnt_run_calls *files,
+                        const fnt_calls_visit *v){
+  fnt_calls_rows g;
+  fnt_buf scratch = {0}, raw = {0};
+  size_t i;
+  int rc;
+  memset(&g, 0, sizeof(g));
+  rc = fnt_calls_rows_alloc(&g);
+  if( rc ) return fnt_err(st, rc, "out of memory");
+  for(i=0; rc==FNT_OK && i<files->nfiles; i++){
+    rc = visitFile(st, files->files[i], files->files[i]==files->tail, v, &g,
+                   &scratch, &raw);
+  }
+  fnt_free(g.thr);
+  fnt_buf_free(&scratch);
+  fnt_buf_free(&raw);
+  return rc;
+}
+
 /* ------------------------------------------------------------------------
 ** Decoding a row group of a calls segment.
 */

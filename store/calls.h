@@ -166,6 +166,28 @@ int fnt_run_calls_find(const fnt_snapshot *s, const char *run_id,
                        fnt_run_calls *out);
 void fnt_run_calls_clear(fnt_run_calls *rc);
 
+/* Visits the stored calls of a run (files.complete), a decoded row group
+** at a time: the ended calls of every file and the tail's open rows.
+** Files and row groups are skipped by their bounds when they lie outside
+** [t0, t1) and end before t0, or hold no call of `thread` (-1: all).  For
+** each row group, rows(ctx, seg, g, thread_ix, fnids) gets the columns
+** `cols` (thread_ix: the thread's index in seg's dictionary, -1 for all);
+** fnids, per function of seg, starts UINT32_MAX for the callback to fill
+** (fnt_calls_fnid).  @return FNT_OK or the first negative code. */
+typedef struct fnt_calls_visit {
+  unsigned cols;
+  int64_t t0, t1, thread;
+  int (*rows)(void *ctx, const struct fnt_segment *seg,
+              const fnt_calls_rows *g, int64_t thread_ix, uint32_t *fnids);
+  void *ctx;
+} fnt_calls_visit;
+int fnt_run_calls_visit(fnt_store *st, const fnt_run_calls *files,
+                        const fnt_calls_visit *v);
+/* The id in `tab` of function f of seg, interned on first use into
+** fnids[f].  @return FNT_OK or FNT_E_NOMEM. */
+int fnt_calls_fnid(fnt_fntab *tab, const struct fnt_segment *seg,
+                   uint32_t *fnids, uint32_t f, uint32_t *id);
+
 /* Feeds `r` the events of `run_id` in `snap` with seq_no >= from_seq,
 ** merged in seq_no order with extra[0..nextra) (a chunk being filed, its
 ** functions `extra_fns`), interning functions in `tab`.  *last_seq gets the

@@ -250,87 +250,43 @@ static int tlTake(tl_cell *s, int64_t call_id, int64_t start, int64_t dur){
   return take;
 }
 
-/* The calls of one calls file into the slots; only the tail's open rows
-** are calls. */
-static int tlFile(tl_ctx *x, const fnt_entry *e, int tail, fnt_calls_rows *g,
-                  fnt_buf *scratch, fnt_buf *raw){
-  const unsigned cols = FNT_CR_THREAD | FNT_CR_CALL_ID | FNT_CR_DEPTH
-                      | FNT_CR_START | FNT_CR_DUR | FNT_CR_FN;
-  fnt_segment *seg = 0;
-  uint32_t *fnids = 0, rg;
-  int64_t threadIx = -1;
+/* A decoded row group of a calls file into the slots. */
+static int tlRows(void *ctx, const fnt_segment *seg, const fnt_calls_rows *g,
+                  int64_t threadIx, uint32_t *fnids){
+  tl_ctx *x = ctx;
   size_t i;
-  int rc;
-  if( e->t_min>=x->t1 || e->t_max<x->t0 ) return FNT_OK;
-  rc = fnt_segment_open(x->st, e->path, &seg);
-  if( rc ) return rc;
-  if( seg->table!=FNT_TABLE_CALLS ){
-    rc = fnt_err(x->st, FNT_E_CORRUPT, "%s: holds table %d, the manifest says %d",
-                 seg->full_path, seg->table, FNT_TABLE_CALLS);
-    goto done;
-  }
-  if( x->thread>=0 ){
-    for(i=0; i<seg->nthreads && seg->threads[i]!=(uint64_t)x->thread; i++){}
-    if( i==seg->nthreads ) goto done;
-    threadIx = (int64_t)i;
-  }
-  /* Functions are interned when a call of theirs is first drawn. */
-  fnids = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
-  if( fnids==0 ){ rc = FNT_E_NOMEM; goto done; }
-  memset(fnids, 0xff, ((size_t)seg->nfuncs+1)*sizeof(uint32_t));
-  for(rg=0; rg<seg->nrg; rg++){
-    const fnt_seg_rg *b = &seg->rgs[rg];
-    const fnt_calls_rg *c = &seg->crgs[rg];
-    if( rg>=seg->nclosed_rg && !tail ) break;
-    if( b->t_min>=x->t1 || b->t_max<x->t0 ) continue;
-    if( threadIx>=0 && (threadIx<c->thread_min || threadIx>c->thread_max) ) continue;
-    rc = fnt_calls_rows_decode(x->st, seg, rg, cols, scratch, raw, g);
-    if( rc ) goto done;
-    for(i=0; i<g->n; i++){
-      int64_t start = (int64_t)g->sta[i], dur = (int64_t)g->dur[i];
-      tl_cell *s;
-      int skip;
-      if( threadIx>=0 && (int64_t)g->thr[i]!=threadIx ) continue;
-      s = tlCell(x, (uint32_t)seg->threads[g->thr[i]], (int64_t)g->dep[i], start,
-                 (int64_t)((uint64_t)start + (uint64_t)dur), &skip);
-      if( s==0 ){
-        if( skip ) continue;
-        rc = FNT_E_NOMEM;
-        goto done;
-      }
-      if( tlTake(s, (int64_t)g->cid[i], start, dur) ){
-        uint32_t f = (uint32_t)g->fn[i];
-        if( fnids[f]==UINT32_MAX
-         && fnt_fntab_intern(&x->t->tab, seg->funcs[f].symbol, seg->funcs[f].stable_id, &fnids[f]) ){
-          rc = FNT_E_NOMEM;
-          goto done;
-        }
-        s->fn = fnids[f];
-      }
+  for(i=0; i<g->n; i++){
+    int64_t start = (int64_t)g->sta[i], dur = (int64_t)g->dur[i];
+    tl_cell *s;
+    int skip;
+    if( threadIx>=0 && (int64_t)g->thr[i]!=threadIx ) continue;
+    s = tlCell(x, (uint32_t)seg->threads[g->thr[i]], (int64_t)g->dep[i], start,
+               (int64_t)((uint64_t)start + (uint64_t)dur), &skip);
+    if( s==0 ){
+      if( skip ) continue;
+      return FNT_E_NOMEM;
+    }
+    /* Functions are interned when a call of theirs is first drawn. */
+    if( tlTake(s, (int64_t)g->cid[i], start, dur)
+     && fnt_calls_fnid(&x->t->tab, seg, fnids, (uint32_t)g->fn[i], &s->fn) ){
+      return FNT_E_NOMEM;
     }
   }
-done:
-  fnt_free(fnids);
-  fnt_segment_release(x->st, seg);
-  return rc;
+  return FNT_OK;
 }
 
 /* A run whose calls are stored: every calls file, the tail's open rows
 ** too. */
 static int tlStored(tl_ctx *x, const fnt_run_calls *files){
-  fnt_calls_rows g;
-  fnt_buf scratch = {0}, raw = {0};
-  size_t i;
-  int rc;
-  memset(&g, 0, sizeof(g));
-  rc = fnt_calls_rows_alloc(&g);
-  for(i=0; rc==FNT_OK && i<files->nfiles; i++){
-    rc = tlFile(x, files->files[i], files->files[i]==files->tail, &g, &scratch, &raw);
-  }
-  fnt_free(g.thr);
-  fnt_buf_free(&scratch);
-  fnt_buf_free(&raw);
-  return rc;
+  fnt_calls_visit v;
+  v.cols = FNT_CR_THREAD | FNT_CR_CALL_ID | FNT_CR_DEPTH | FNT_CR_START
+         | FNT_CR_DUR | FNT_CR_FN;
+  v.t0 = x->t0;
+  v.t1 = x->t1;
+  v.thread = x->thread;
+  v.rows = tlRows;
+  v.ctx = x;
+  return fnt_run_calls_visit(x->st, files, &v);
 }
 
 /* A run whose calls are derived when read (format 1): the calls scan. */
