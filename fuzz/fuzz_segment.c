@@ -123,6 +123,8 @@ static uint8_t *rawFooterCopy(const uint8_t *p, size_t n, size_t *nOut){
   uint64_t slen, flen;
   size_t head;
   uint8_t *out;
+  void *dctx = 0;
+  int bad;
   if( n<8+FNT_SEG_TRAILER ) return 0;
   slen = get64le(p+n-FNT_SEG_TRAILER);
   flen = get64le(p+n-FNT_SEG_TRAILER+8);
@@ -131,8 +133,10 @@ static uint8_t *rawFooterCopy(const uint8_t *p, size_t n, size_t *nOut){
   out = malloc(head + (size_t)flen + FNT_SEG_TRAILER);
   if( out==0 ) return 0;
   memcpy(out, p, head);
-  if( fnt_block_decompress(slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
-                           p+head, (size_t)slen, out+head, (size_t)flen) ){
+  bad = fnt_block_decompress(&dctx, slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
+                             p+head, (size_t)slen, out+head, (size_t)flen);
+  fnt_block_ctx_free(&dctx);
+  if( bad ){
     free(out);
     return 0;
   }

@@ -206,16 +206,24 @@ int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level){
   return FNT_CODEC_RAW;
 }
 
-int fnt_block_decompress(int codec, const uint8_t *src, size_t n,
-                         uint8_t *dst, size_t raw_len){
+int fnt_block_decompress(void **dctx, int codec, const uint8_t *src,
+                         size_t n, uint8_t *dst, size_t raw_len){
   if( codec==FNT_CODEC_RAW ){
     if( n!=raw_len ) return -1;
     if( n ) memcpy(dst, src, n);   /* an empty chunk's buffer may be NULL */
     return 0;
   }
   if( codec==FNT_CODEC_ZSTD ){
-    size_t z = ZSTD_decompress(dst, raw_len, src, n);
+    size_t z;
+    if( *dctx==0 ) *dctx = ZSTD_createDCtx();
+    z = *dctx ? ZSTD_decompressDCtx(*dctx, dst, raw_len, src, n)
+              : ZSTD_decompress(dst, raw_len, src, n);
     return ZSTD_isError(z) || z!=raw_len ? -1 : 0;
   }
   return -1;
+}
+
+void fnt_block_ctx_free(void **dctx){
+  ZSTD_freeDCtx(*dctx);
+  *dctx = 0;
 }

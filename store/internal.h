@@ -132,8 +132,12 @@ void fnt_hash128(const void *p, size_t n, uint64_t out[2]);   /* XXH3-128 */
 #define FNT_CODEC_RAW  0
 #define FNT_CODEC_ZSTD 1
 int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level);
-int fnt_block_decompress(int codec, const uint8_t *src, size_t n,
-                         uint8_t *dst, size_t raw_len);
+int fnt_block_decompress(void **dctx, int codec, const uint8_t *src,
+                         size_t n, uint8_t *dst, size_t raw_len);
+/* Frees the context fnt_block_decompress kept in *dctx (made on first use:
+** zstd's one-shot call allocates and sets up a fresh one every time, which
+** cost as much as decoding a row group's small chunks). */
+void fnt_block_ctx_free(void **dctx);
 
 /* ---- schema.c */
 #define FNT_NTABLES 4
@@ -160,6 +164,7 @@ struct fnt_store {
   struct fnt_segment **segments;     /* footer cache, most recent last */
   size_t n_segments;
   int checking_missing;              /* in fnt_listed_file_missing() */
+  void *zdctx;                       /* codec.c: a zstd context, reused */
 };
 /* dir/rel into a fresh allocation. */
 char *fnt_path_join(const fnt_store *st, const char *rel);

@@ -271,7 +271,7 @@ static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
   }
   if( fnt_io_pread(s->fd, stored, (size_t)slen, size-FNT_SEG_TRAILER-slen)
    || fnt_hash(stored, (size_t)slen)!=fsum
-   || fnt_block_decompress(slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
+   || fnt_block_decompress(&st->zdctx, slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
                            stored, (size_t)slen, footer, (size_t)flen) ){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: footer checksum mismatch (corrupt "
                  "or truncated segment)", s->full_path);
@@ -381,7 +381,7 @@ static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c
   if( fnt_hash(scratch->data, (size_t)c->stored_len)!=c->checksum ){
     return chunkErr(st, s, rg, field, "column chunk checksum mismatch");
   }
-  if( fnt_block_decompress(c->codec, scratch->data, (size_t)c->stored_len,
+  if( fnt_block_decompress(&st->zdctx, c->codec, scratch->data, (size_t)c->stored_len,
                            raw->data, (size_t)c->raw_len) ){
     return chunkErr(st, s, rg, field, "column chunk does not decompress");
   }
