@@ -403,6 +403,31 @@ int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,
   return readChunk(st, s, &s->stacks, -1, 0, scratch, raw);
 }
 
+/* n varints of r into out, as fnt_get_varint reads them: while ten bytes
+** (the longest varint) remain, without a bound check a byte, since a
+** column chunk is mostly varints of one to three bytes. */
+static void getVarints(fnt_rd *r, size_t n, uint64_t *out){
+  const uint8_t *p = r->p;
+  size_t i = 0;
+  while( i<n && r->end - p >= 10 ){
+    uint64_t v = *p++;
+    if( v>=0x80 ){
+      unsigned shift = 7;
+      uint64_t c;
+      v &= 0x7f;
+      do{
+        c = *p++;
+        v |= (c & 0x7f) << shift;
+        shift += 7;
+      }while( (c & 0x80) && shift<70 );
+      if( c & 0x80 ){ r->ok = 0; return; }   /* longer than ten bytes */
+    }
+    out[i++] = v;
+  }
+  r->p = p;
+  for(; i<n; i++) out[i] = fnt_get_varint(r);
+}
+
 int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
                     uint64_t limit, uint64_t *out){
   fnt_rd r;
@@ -410,12 +435,13 @@ int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
   r.p = p; r.end = p+len; r.ok = 1;
   switch( encoding ){
     case FNT_ENC_PLAIN_INT:
-      for(i=0; i<n; i++) out[i] = fnt_get_varint(&r);
+      getVarints(&r, n, out);
       return r.ok && r.p==r.end ? 0 : -1;
     case FNT_ENC_DELTA_VARINT: {
       uint64_t v = 0;
+      getVarints(&r, n, out);
       for(i=0; i<n; i++){
-        v += (uint64_t)fnt_unzigzag(fnt_get_varint(&r));
+        v += (uint64_t)fnt_unzigzag(out[i]);
         out[i] = v;
       }
       return r.ok && r.p==r.end ? 0 : -1;
