@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "calls.h"
-#include "segment.h"
 
 typedef struct key_acc {
   int64_t *dur;
@@ -126,46 +125,13 @@ static int accAdd(acc_ctx *x, uint32_t fn, int64_t call_id, int64_t dur,
   return FNT_OK;
 }
 
-/* A decoded row group of a calls file (fnt_run_calls_visit). */
-static int accRows(void *ctx, const fnt_segment *seg, const fnt_calls_rows *g,
-                   int64_t threadIx, uint32_t *fnids){
-  acc_ctx *x = ctx;
-  size_t i;
-  (void)threadIx;
-  for(i=0; i<g->n; i++){
-    uint32_t fn;
-    if( fnt_calls_fnid(x->tab, seg, fnids, (uint32_t)g->fn[i], &fn)
-     || accAdd(x, fn, (int64_t)g->cid[i], (int64_t)g->dur[i],
-               (int64_t)g->slf[i], (int)(g->flg[i]>>2 & 1)) ){
-      return FNT_E_NOMEM;
-    }
-  }
-  return FNT_OK;
-}
-
-/* A run whose calls are derived when read (format 1): the calls scan. */
-static int accScan(fnt_snapshot *snap, const char *run_id, acc_ctx *x){
-  fnt_call_predicate p;
-  fnt_calls *sc = 0;
-  const fnt_call *c;
-  int rc;
-  fnt_call_predicate_init(&p);
-  p.run_ids = &run_id;
-  p.n_run_ids = 1;
-  rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    uint32_t fn;
-    rc = fnt_fntab_intern(x->tab, c->symbol, c->stable_id, &fn);
-    if( rc==FNT_OK ) rc = accAdd(x, fn, c->call_id, c->dur_ns, c->self_ns, c->outermost);
-  }
-  fnt_calls_close(sc);
-  return rc<0 ? rc : FNT_OK;
+static int accCall(void *ctx, const fnt_callrec *c){
+  return accAdd(ctx, c->fn, c->call_id, c->end - c->start, c->self, c->outermost);
 }
 
 int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **out){
   fnt_store *st;
   fnt_account *a = 0;
-  fnt_run_calls files;
   acc_ctx x;
   uint32_t k;
   int rc;
@@ -179,21 +145,10 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
   memset(&x, 0, sizeof(x));
   x.tab = &a->tab;
   fnt_err_clear(st);
-  rc = fnt_run_calls_find(snap, run_id, &files);
-  if( rc==FNT_OK && files.complete ){
-    /* Stored calls: five columns decoded, functions mapped once a file. */
-    fnt_calls_visit v;
-    v.cols = FNT_CR_CALL_ID | FNT_CR_DUR | FNT_CR_SELF | FNT_CR_FN | FNT_CR_FLAGS;
-    v.t0 = INT64_MIN;
-    v.t1 = INT64_MAX;
-    v.thread = -1;
-    v.rows = accRows;
-    v.ctx = &x;
-    rc = fnt_run_calls_visit(st, &files, &v);
-  }else if( rc==FNT_OK ){
-    rc = accScan(snap, run_id, &x);
-  }
-  fnt_run_calls_clear(&files);
+  /* Five columns of the stored calls; functions interned once a file. */
+  rc = fnt_run_calls_each(snap, run_id, FNT_CR_CALL_ID | FNT_CR_DUR
+                          | FNT_CR_SELF | FNT_CR_FN | FNT_CR_FLAGS, &a->tab,
+                          accCall, &x);
   if( rc ) goto done;
   a->rows = fnt_calloc((size_t)a->tab.nkey+1, sizeof(fnt_account_row));
   if( a->rows==0 ){ rc = FNT_E_NOMEM; goto done; }

@@ -174,7 +174,8 @@ int fnt_run_calls_visit(fnt_store *st, const fnt_run_calls *files,
 typedef fnt_calls_rows calls_rg;
 
 int fnt_calls_rows_alloc(fnt_calls_rows *g){
-  uint64_t *a = fnt_malloc(9*(size_t)FNT_CALLS_RG_ROWS*sizeof(uint64_t));
+  /* Zeroed: columns a reader does not decode read as 0. */
+  uint64_t *a = fnt_calloc(9*(size_t)FNT_CALLS_RG_ROWS, sizeof(uint64_t));
   if( a==0 ) return FNT_E_NOMEM;
   g->thr = a;
   g->cid = a + FNT_CALLS_RG_ROWS;   g->par = a + 2*FNT_CALLS_RG_ROWS;
@@ -289,6 +290,88 @@ done:
   fnt_buf_free(&scratch);
   fnt_buf_free(&raw);
   fnt_segment_release(st, seg);
+  return rc;
+}
+
+typedef struct each_ctx {
+  fnt_fntab *tab;
+  int (*each)(void *ctx, const fnt_callrec *c);
+  void *ctx;
+} each_ctx;
+
+static int eachRows(void *ctx, const fnt_segment *seg, const fnt_calls_rows *g,
+                    int64_t threadIx, uint32_t *fnids){
+  each_ctx *x = ctx;
+  size_t i;
+  int rc = FNT_OK;
+  (void)threadIx;
+  for(i=0; rc==FNT_OK && i<g->n; i++){
+    fnt_callrec c;
+    memset(&c, 0, sizeof(c));
+    c.call_id = (int64_t)g->cid[i];
+    c.parent_id = (int64_t)g->par[i];
+    c.start = (int64_t)g->sta[i];
+    c.end = (int64_t)(g->sta[i] + g->dur[i]);
+    c.self = (int64_t)g->slf[i];
+    c.thread = (uint32_t)seg->threads[g->thr[i]];
+    c.depth = (uint32_t)g->dep[i];
+    c.ended_by = (uint8_t)(g->flg[i] & 3);
+    c.outermost = (uint8_t)(g->flg[i]>>2 & 1);
+    rc = fnt_calls_fnid(x->tab, seg, fnids, (uint32_t)g->fn[i], &c.fn);
+    if( rc==FNT_OK ) rc = x->each(x->ctx, &c);
+  }
+  return rc;
+}
+
+int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
+                       fnt_fntab *tab,
+                       int (*each)(void *ctx, const fnt_callrec *c),
+                       void *ctx){
+  fnt_store *st = snap->st;
+  fnt_run_calls files;
+  int rc = fnt_run_calls_find(snap, run_id, &files);
+  if( rc ) return fnt_err(st, rc, "out of memory");
+  if( files.complete ){
+    each_ctx x;
+    fnt_calls_visit v;
+    x.tab = tab;
+    x.each = each;
+    x.ctx = ctx;
+    /* Unasked columns decode as 0 once: the row arrays start zeroed. */
+    v.cols = cols | FNT_CR_FN | FNT_CR_DUR;
+    v.t0 = INT64_MIN;
+    v.t1 = INT64_MAX;
+    v.thread = -1;
+    v.rows = eachRows;
+    v.ctx = &x;
+    rc = fnt_run_calls_visit(st, &files, &v);
+  }else{
+    fnt_call_predicate p;
+    fnt_calls *sc = 0;
+    const fnt_call *k;
+    fnt_call_predicate_init(&p);
+    p.run_ids = &run_id;
+    p.n_run_ids = 1;
+    rc = fnt_calls_open(snap, &p, &sc);
+    while( rc==FNT_OK && (rc = fnt_calls_next(sc, &k))==1 ){
+      fnt_callrec c;
+      memset(&c, 0, sizeof(c));
+      c.call_id = k->call_id;
+      c.parent_id = k->parent_id;
+      c.start = k->start_ns;
+      c.end = k->end_ns;
+      c.self = k->self_ns;
+      c.thread = k->thread;
+      c.depth = (uint32_t)k->depth;
+      c.ended_by = (uint8_t)k->ended_by;
+      c.outermost = (uint8_t)k->outermost;
+      rc = fnt_fntab_intern(tab, k->symbol, k->stable_id, &c.fn);
+      if( rc==FNT_OK ) rc = each(ctx, &c);
+    }
+    fnt_calls_close(sc);
+    if( rc>0 ) rc = FNT_OK;
+  }
+  fnt_run_calls_clear(&files);
   return rc;
 }
 

@@ -188,6 +188,17 @@ int fnt_run_calls_visit(fnt_store *st, const fnt_run_calls *files,
 int fnt_calls_fnid(fnt_fntab *tab, const struct fnt_segment *seg,
                    uint32_t *fnids, uint32_t f, uint32_t *id);
 
+/* Every call of `run_id` in `snap`, in no particular order, to
+** each(ctx, c): stored calls through fnt_run_calls_visit (columns `cols`,
+** each file's functions interned in `tab` once), a format-1 run's through
+** the calls scan.  Fields of columns not asked for are 0, except that
+** end - start is always the duration (start 0 without FNT_CR_START);
+** parent_fn is not set.  @return FNT_OK or the first negative code. */
+int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
+                       fnt_fntab *tab,
+                       int (*each)(void *ctx, const fnt_callrec *c),
+                       void *ctx);
+
 /* Feeds `r` the events of `run_id` in `snap` with seq_no >= from_seq,
 ** merged in seq_no order with extra[0..nextra) (a chunk being filed, its
 ** functions `extra_fns`), interning functions in `tab`.  *last_seq gets the

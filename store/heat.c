@@ -237,15 +237,32 @@ static int cmpEdgeRow(const void *a, const void *b){
 }
 
 typedef struct call_row { int64_t id, parent, dur, self; uint32_t key; } call_row;
+typedef struct call_rows { fnt_fntab *tab; call_row *a; size_t n, cap; } call_rows;
+
+static int callRow(void *ctx, const fnt_callrec *c){
+  call_rows *r = ctx;
+  if( r->n==r->cap ){
+    size_t nNew = r->cap ? r->cap*2 : 1024;
+    call_row *a = fnt_realloc(r->a, nNew*sizeof(call_row));
+    if( a==0 ) return FNT_E_NOMEM;
+    r->a = a;
+    r->cap = nNew;
+  }
+  r->a[r->n].id = c->call_id;
+  r->a[r->n].parent = c->parent_id;
+  r->a[r->n].dur = c->end - c->start;
+  r->a[r->n].self = c->self;
+  r->a[r->n].key = r->tab->key[c->fn];
+  r->n++;
+  return FNT_OK;
+}
 
 int fnt_callgraph_compute(fnt_snapshot *snap, const char *run_id, fnt_callgraph **out){
   fnt_store *st;
   fnt_callgraph *g;
-  fnt_call_predicate p;
-  fnt_calls *sc = 0;
-  const fnt_call *c;
-  call_row *rows = 0;
-  size_t n = 0, cap = 0, i, mask = 0, nedge = 0;
+  call_rows cr = {0};
+  call_row *rows;
+  size_t n, i, mask = 0, nedge = 0;
   uint64_t *byId = 0, *edgeSlot = 0;
   edge_acc *edge = 0;
   int rc;
@@ -256,29 +273,15 @@ int fnt_callgraph_compute(fnt_snapshot *snap, const char *run_id, fnt_callgraph 
   if( run_id==0 ) return fnt_err(st, FNT_E_MISUSE, "fnt_callgraph_compute: run_id is NULL");
   g = fnt_calloc(1, sizeof(*g));
   if( g==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  fnt_call_predicate_init(&p);
-  p.run_ids = &run_id;
-  p.n_run_ids = 1;
-  rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    uint32_t fn;
-    rc = FNT_OK;
-    if( n==cap ){
-      size_t nNew = cap ? cap*2 : 1024;
-      call_row *a = fnt_realloc(rows, nNew*sizeof(call_row));
-      if( a==0 ) goto nomem;
-      rows = a;
-      cap = nNew;
-    }
-    if( fnt_fntab_intern(&g->tab, c->symbol, c->stable_id, &fn) ) goto nomem;
-    rows[n].id = c->call_id;
-    rows[n].parent = c->parent_id;
-    rows[n].dur = c->dur_ns;
-    rows[n].self = c->self_ns;
-    rows[n].key = g->tab.key[fn];
-    n++;
-  }
-  if( rc<0 ) goto done;
+  fnt_err_clear(st);
+  cr.tab = &g->tab;
+  rc = fnt_run_calls_each(snap, run_id, FNT_CR_CALL_ID | FNT_CR_PARENT
+                          | FNT_CR_DUR | FNT_CR_SELF | FNT_CR_FN, &g->tab,
+                          callRow, &cr);
+  rows = cr.a;
+  n = cr.n;
+  if( rc==FNT_E_NOMEM ) goto nomem;
+  if( rc ) goto done;
   /* call_id -> row, open addressing at most half full. */
   for(mask=1; mask<2*n+2; mask<<=1){}
   mask--;
@@ -334,7 +337,6 @@ int fnt_callgraph_compute(fnt_snapshot *snap, const char *run_id, fnt_callgraph 
 nomem:
   rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory building its call graph", run_id);
 done:
-  fnt_calls_close(sc);
   fnt_free(rows);
   fnt_free(byId);
   fnt_free(edgeSlot);
