@@ -421,6 +421,7 @@ struct fnt_calls {
   uint64_t rowid;
   char *repo, *commit;      /* of a run replayed in memory */
   fnt_buf scratch, raw;
+  unsigned filter_cols;     /* FNT_CR_* rowMatches reads */
   fnt_scan_stats stats;
 };
 
@@ -499,24 +500,16 @@ static int fileOpen(fnt_calls *sc, const fnt_entry *e, uint64_t ordinal,
     if( i==f->seg->nthreads ) goto nothing;
     f->thread_ix = i;
   }
+  /* Keys are made when a row of theirs is returned (fileKey). */
   f->keys = fnt_calloc((size_t)f->seg->nfuncs+1, sizeof(char*));
   if( f->keys==0 ) return nomem(sc);
-  for(i=0; i<f->seg->nfuncs; i++){
-    const fnt_function *fn = &f->seg->funcs[i];
-    if( fn->stable_id ){
-      f->keys[i] = fnt_strdup(fn->stable_id);
-    }else{
-      size_t n = strlen(fn->symbol);
-      f->keys[i] = fnt_malloc(n+2);
-      if( f->keys[i] ){ f->keys[i][0] = '?'; memcpy(f->keys[i]+1, fn->symbol, n+1); }
-    }
-    if( f->keys[i]==0 ) return nomem(sc);
-  }
   if( sc->key ){
     f->fnmatch = fnt_calloc((size_t)f->seg->nfuncs+1, 1);
     if( f->fnmatch==0 ) return nomem(sc);
     for(i=0; i<f->seg->nfuncs; i++){
-      f->fnmatch[i] = strcmp(f->keys[i], sc->key)==0;
+      const fnt_function *fn = &f->seg->funcs[i];
+      f->fnmatch[i] = fn->stable_id ? strcmp(fn->stable_id, sc->key)==0
+                    : sc->key[0]=='?' && strcmp(fn->symbol, sc->key+1)==0;
       any |= f->fnmatch[i];
     }
     if( !any ) goto nothing;
@@ -553,14 +546,32 @@ static int rowMatches(const fnt_calls *sc, const calls_file *f, size_t i){
   if( start>p->t1 || end<p->t0 ) return 0;
   if( p->call_id>=0 && (int64_t)g->cid[i]!=p->call_id ) return 0;
   if( p->parent_id>=0 && (int64_t)g->par[i]!=p->parent_id ) return 0;
-  if( (int64_t)g->dep[i]<p->depth_min || (int64_t)g->dep[i]>p->depth_max ) return 0;
+  if( (sc->filter_cols & FNT_CR_DEPTH)
+   && ((int64_t)g->dep[i]<p->depth_min || (int64_t)g->dep[i]>p->depth_max) ) return 0;
   if( (int64_t)g->dur[i]<p->dur_min ) return 0;
   if( f->thread_ix>=0 && (int64_t)g->thr[i]!=f->thread_ix ) return 0;
   if( f->fnmatch && !f->fnmatch[g->fn[i]] ) return 0;
   return 1;
 }
 
-static void rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *c){
+/* Function i's key ("stable_id", or "?symbol"), made on first use: 0 when
+** out of memory. */
+static const char *fileKey(const calls_file *f, uint32_t i){
+  const fnt_function *fn = &f->seg->funcs[i];
+  if( f->keys[i]==0 ){
+    if( fn->stable_id ){
+      f->keys[i] = fnt_strdup(fn->stable_id);
+    }else{
+      size_t n = f->seg->func_len[2*i];
+      f->keys[i] = fnt_malloc(n+2);
+      if( f->keys[i] ){ f->keys[i][0] = '?'; memcpy(f->keys[i]+1, fn->symbol, n+1); }
+    }
+  }
+  return f->keys[i];
+}
+
+/* Row i of the decoded group into c.  @return FNT_OK or FNT_E_NOMEM. */
+static int rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *c){
   const calls_rg *g = &sc->g;
   const fnt_function *fn = &f->seg->funcs[g->fn[i]];
   c->repo = constText(f->seg, 1);
@@ -574,11 +585,12 @@ static void rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *
   c->dur_ns = (int64_t)g->dur[i];
   c->end_ns = (int64_t)(g->sta[i] + g->dur[i]);
   c->self_ns = (int64_t)g->slf[i];
-  c->key = f->keys[g->fn[i]];
+  c->key = fileKey(f, (uint32_t)g->fn[i]);
   c->stable_id = fn->stable_id;
   c->symbol = fn->symbol;
   c->ended_by = (int)(g->flg[i] & 3);
   c->outermost = (int)(g->flg[i]>>2 & 1);
+  return c->key ? FNT_OK : FNT_E_NOMEM;
 }
 
 static int memMatches(const fnt_calls *sc, const fnt_callrec *r){
@@ -660,7 +672,7 @@ static int runNext(fnt_calls *sc, fnt_call *c){
         size_t i = sc->row++;
         sc->stats.rows_decoded++;
         if( rowMatches(sc, sc->cur, i) ){
-          rowFromFile(sc, sc->cur, i, c);
+          if( rowFromFile(sc, sc->cur, i, c) ) return nomem(sc);
           sc->rowid = sc->cur->ordinal<<32 | (sc->cur->seg->rgs[sc->rg-1].first_row + i);
           return 1;
         }
@@ -670,11 +682,22 @@ static int runNext(fnt_calls *sc, fnt_call *c){
         sc->stats.row_groups_skipped++;
       }
       if( sc->rg<sc->cur->seg->nrg ){
-        rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg++, FNT_CR_ALL,
+        /* The predicate's columns first: the rest only when a row matches
+        ** (a window or an instant reads a few rows of each group). */
+        size_t i;
+        rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg++, sc->filter_cols,
                                    &sc->scratch, &sc->raw, &sc->g);
         if( rc ) return rc;
         sc->stats.row_groups_read++;
-        sc->row = 0;
+        for(i=0; i<sc->g.n && !rowMatches(sc, sc->cur, i); i++){}
+        sc->stats.rows_decoded += i;
+        sc->row = i;
+        if( i<sc->g.n ){
+          rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg-1,
+                                     FNT_CR_ALL & ~sc->filter_cols,
+                                     &sc->scratch, &sc->raw, &sc->g);
+          if( rc ) return rc;
+        }
         continue;
       }
       /* An unordered scan needs a file no longer once it is read. */
@@ -812,6 +835,13 @@ int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p, fnt_calls **
   sc->p = *p;
   sc->p.run_ids = 0;
   sc->p.key = 0;
+  /* What rowMatches reads; a column a bound leaves open is not read. */
+  sc->filter_cols = FNT_CR_START | FNT_CR_DUR
+    | (p->call_id>=0 ? FNT_CR_CALL_ID : 0)
+    | (p->parent_id>=0 ? FNT_CR_PARENT : 0)
+    | (p->depth_min>0 || p->depth_max<INT64_MAX ? FNT_CR_DEPTH : 0)
+    | (p->thread>=0 ? FNT_CR_THREAD : 0)
+    | (p->key ? FNT_CR_FN : 0);
   *out = sc;
   fnt_err_clear(sc->st);
   if( fnt_calls_rows_alloc(&sc->g) ) return nomem(sc);
