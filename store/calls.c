@@ -136,11 +136,12 @@ static int visitFile(fnt_store *st, const fnt_entry *e, int tail,
   for(rg=0; rg<seg->nrg; rg++){
     const fnt_seg_rg *b = &seg->rgs[rg];
     const fnt_calls_rg *c = &seg->crgs[rg];
-    if( rg>=seg->nclosed_rg && !tail ) break;
+    int calls = rg<seg->nclosed_rg || tail;
+    if( !calls && !v->open_rows ) break;
     if( b->t_min>=v->t1 || b->t_max<v->t0 ) continue;
     if( threadIx>=0 && (threadIx<c->thread_min || threadIx>c->thread_max) ) continue;
     rc = fnt_calls_rows_decode(st, seg, rg, v->cols, scratch, raw, g);
-    if( rc==FNT_OK ) rc = v->rows(v->ctx, seg, g, threadIx, fnids);
+    if( rc==FNT_OK ) rc = v->rows(v->ctx, seg, g, threadIx, fnids, calls);
     if( rc ) goto done;
   }
 done:
@@ -161,6 +162,7 @@ int fnt_run_calls_visit(fnt_store *st, const fnt_run_calls *files,
   for(i=0; rc==FNT_OK && i<files->nfiles; i++){
     rc = visitFile(st, files->files[i], files->files[i]==files->tail, v, &g,
                    &scratch, &raw);
+    if( rc==FNT_OK && v->file_end ) rc = v->file_end(v->ctx);
   }
   fnt_free(g.thr);
   fnt_buf_free(&scratch);
@@ -300,11 +302,12 @@ typedef struct each_ctx {
 } each_ctx;
 
 static int eachRows(void *ctx, const fnt_segment *seg, const fnt_calls_rows *g,
-                    int64_t threadIx, uint32_t *fnids){
+                    int64_t threadIx, uint32_t *fnids, int calls){
   each_ctx *x = ctx;
   size_t i;
   int rc = FNT_OK;
   (void)threadIx;
+  (void)calls;
   for(i=0; rc==FNT_OK && i<g->n; i++){
     fnt_callrec c;
     memset(&c, 0, sizeof(c));
@@ -342,7 +345,9 @@ int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
     v.t0 = INT64_MIN;
     v.t1 = INT64_MAX;
     v.thread = -1;
+    v.open_rows = 0;
     v.rows = eachRows;
+    v.file_end = 0;
     v.ctx = &x;
     rc = fnt_run_calls_visit(st, &files, &v);
   }else{

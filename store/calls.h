@@ -167,18 +167,24 @@ int fnt_run_calls_find(const fnt_snapshot *s, const char *run_id,
 void fnt_run_calls_clear(fnt_run_calls *rc);
 
 /* Visits the stored calls of a run (files.complete), a decoded row group
-** at a time: the ended calls of every file and the tail's open rows.
-** Files and row groups are skipped by their bounds when they lie outside
-** [t0, t1) and end before t0, or hold no call of `thread` (-1: all).  For
-** each row group, rows(ctx, seg, g, thread_ix, fnids) gets the columns
-** `cols` (thread_ix: the thread's index in seg's dictionary, -1 for all);
-** fnids, per function of seg, starts UINT32_MAX for the callback to fill
-** (fnt_calls_fnid).  @return FNT_OK or the first negative code. */
+** at a time: the ended calls of every file and the tail's open rows (with
+** open_rows, every file's open rows).  Files and row groups are skipped by
+** their bounds when they lie outside [t0, t1) and end before t0, or hold no
+** call of `thread` (-1: all).  For each row group, rows(ctx, seg, g,
+** thread_ix, fnids, calls) gets the columns `cols` (thread_ix: the
+** thread's index in seg's dictionary, -1 for all; calls: 0 for the open
+** rows of a file other than the tail, which are not calls); fnids, per
+** function of seg, starts UINT32_MAX for the callback to fill
+** (fnt_calls_fnid).  file_end(ctx), when not NULL, follows each file
+** visited.  @return FNT_OK or the first negative code. */
 typedef struct fnt_calls_visit {
   unsigned cols;
   int64_t t0, t1, thread;
+  int open_rows;
   int (*rows)(void *ctx, const struct fnt_segment *seg,
-              const fnt_calls_rows *g, int64_t thread_ix, uint32_t *fnids);
+              const fnt_calls_rows *g, int64_t thread_ix, uint32_t *fnids,
+              int calls);
+  int (*file_end)(void *ctx);
   void *ctx;
 } fnt_calls_visit;
 int fnt_run_calls_visit(fnt_store *st, const fnt_run_calls *files,

@@ -252,9 +252,10 @@ static int tlTake(tl_cell *s, int64_t call_id, int64_t start, int64_t dur){
 
 /* A decoded row group of a calls file into the slots. */
 static int tlRows(void *ctx, const fnt_segment *seg, const fnt_calls_rows *g,
-                  int64_t threadIx, uint32_t *fnids){
+                  int64_t threadIx, uint32_t *fnids, int calls){
   tl_ctx *x = ctx;
   size_t i;
+  (void)calls;
   for(i=0; i<g->n; i++){
     int64_t start = (int64_t)g->sta[i], dur = (int64_t)g->dur[i];
     tl_cell *s;
@@ -284,7 +285,9 @@ static int tlStored(tl_ctx *x, const fnt_run_calls *files){
   v.t0 = x->t0;
   v.t1 = x->t1;
   v.thread = x->thread;
+  v.open_rows = 0;
   v.rows = tlRows;
+  v.file_end = 0;
   v.ctx = x;
   return fnt_run_calls_visit(x->st, files, &v);
 }
