@@ -162,7 +162,7 @@ struct fnt_store {
   struct fnt_manifest *idle_head, *idle_tail;  /* held by no snapshot */
   size_t idle_bytes, cache_budget;
   struct fnt_segment **segments;     /* footer cache, most recent last */
-  size_t n_segments;
+  size_t n_segments, segment_bytes;  /* and their footers' size */
   int checking_missing;              /* in fnt_listed_file_missing() */
   void *zdctx;                       /* codec.c: a zstd context, reused */
 };

@@ -140,6 +140,7 @@ typedef struct fnt_segment {
   char *full_path;       /* for messages */
   int fd;
   int refs;
+  size_t bytes;          /* about what the parsed footer holds in memory */
   uint8_t table;
   uint64_t nrows;
   uint32_t ncols, nchunk_cols;

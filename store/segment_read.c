@@ -12,7 +12,10 @@
 
 #include "segment.h"
 
-#define SEG_CACHE_MAX 64
+#define SEG_CACHE_MAX   64
+#define SEG_CACHE_BYTES (16u<<20)  /* calls footers of 5,000 functions are
+                                   ** ~1 MB: a count alone let a viewer's
+                                   ** cache grow to 64 MB */
 #define SEG_MAX_RAW   (256u<<20)   /* a chunk larger than this is corrupt */
 
 static const char segMagic[8] = {'F','N','T','S','E','G','0','1'};
@@ -278,6 +281,8 @@ static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
     goto fail;
   }
   r.p = footer; r.end = footer+flen; r.ok = 1;
+  /* Parsed, a footer takes about twice its bytes (texts, descriptors). */
+  s->bytes = 2*(size_t)flen + sizeof(*s);
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
   rc = parseFooter(s, &r, size-FNT_SEG_TRAILER-slen);
   if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
@@ -322,14 +327,17 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
     st->segments = fnt_calloc(SEG_CACHE_MAX, sizeof(*st->segments));
     if( st->segments==0 ) return FNT_OK;       /* works uncached */
   }
-  if( st->n_segments==SEG_CACHE_MAX ){
+  while( st->n_segments>0 && (st->n_segments==SEG_CACHE_MAX
+         || st->segment_bytes + (*out)->bytes > SEG_CACHE_BYTES) ){
+    st->segment_bytes -= st->segments[0]->bytes;
     fnt_segment_release(st, st->segments[0]);  /* drop the cache's ref */
     memmove(&st->segments[0], &st->segments[1],
-            (SEG_CACHE_MAX-1)*sizeof(*st->segments));
+            (st->n_segments-1)*sizeof(*st->segments));
     st->n_segments--;
   }
   (*out)->refs++;
   st->segments[st->n_segments++] = *out;
+  st->segment_bytes += (*out)->bytes;
   return FNT_OK;
 }
 
@@ -348,6 +356,7 @@ void fnt_segment_cache_free(fnt_store *st){
   fnt_free(st->segments);
   st->segments = 0;
   st->n_segments = 0;
+  st->segment_bytes = 0;
 }
 
 const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
