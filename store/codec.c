@@ -188,12 +188,14 @@ void fnt_hash128(const void *p, size_t n, uint64_t out[2]){
   out[1] = h.high64;
 }
 
-int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level){
+int fnt_block_compress(ZSTD_CCtx *zc, const uint8_t *raw, size_t n,
+                       fnt_buf *out, int level){
   size_t bound = ZSTD_compressBound(n), z;
   size_t start = out->len;
   if( fnt_buf_reserve(out, bound > n ? bound : n) ) return -1;
   if( n >= 64 ){
-    z = ZSTD_compress(out->data + start, bound, raw, n, level);
+    z = zc ? ZSTD_compressCCtx(zc, out->data + start, bound, raw, n, level)
+           : ZSTD_compress(out->data + start, bound, raw, n, level);
     /* Keep raw unless zstd saves a tenth: decoding costs more than the
     ** few bytes a poorer ratio saves. */
     if( !ZSTD_isError(z) && z < n - n/10 ){

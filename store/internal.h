@@ -131,7 +131,11 @@ void fnt_hash128(const void *p, size_t n, uint64_t out[2]);   /* XXH3-128 */
 ** decode to exactly raw_len bytes. */
 #define FNT_CODEC_RAW  0
 #define FNT_CODEC_ZSTD 1
-int fnt_block_compress(const uint8_t *raw, size_t n, fnt_buf *out, int level);
+/* `z`: a zstd context reused across a file's chunks (a fresh context per
+** chunk costs more than compressing a small chunk); NULL for a one-off. */
+struct ZSTD_CCtx_s;
+int fnt_block_compress(struct ZSTD_CCtx_s *z, const uint8_t *raw, size_t n,
+                       fnt_buf *out, int level);
 int fnt_block_decompress(void **dctx, int codec, const uint8_t *src,
                          size_t n, uint8_t *dst, size_t raw_len);
 /* Frees the context fnt_block_decompress kept in *dctx (made on first use:

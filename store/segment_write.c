@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zstd.h>
+
 #include "calls.h"
 #include "segment.h"
 
@@ -49,12 +51,26 @@ static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw
   encodeBitPacked(tmp, n ? n-1 : 0, raw);
 }
 
-/* Writes raw as a column chunk to `file`, and its descriptor to `meta`. */
-static void emitChunk(fnt_buf *file, fnt_buf *meta, const fnt_buf *raw){
+/* A file being written, and the zstd context its chunks share. */
+typedef struct seg_file {
+  fnt_buf *buf;
+  ZSTD_CCtx *z;         /* NULL: one context per chunk (out of memory) */
+} seg_file;
+
+static seg_file segFile(fnt_buf *out){
+  seg_file f;
+  f.buf = out;
+  f.z = ZSTD_createCCtx();
+  return f;
+}
+
+/* Writes raw as a column chunk to `f`, and its descriptor to `meta`. */
+static void emitChunk(seg_file *f, fnt_buf *meta, const fnt_buf *raw){
+  fnt_buf *file = f->buf;
   size_t start = file->len;
   int codec;
   if( raw->failed ){ file->failed = 1; return; }
-  codec = fnt_block_compress(raw->data, raw->len, file, FNT_ZSTD_LEVEL);
+  codec = fnt_block_compress(f->z, raw->data, raw->len, file, FNT_ZSTD_LEVEL);
   if( codec<0 ){ file->failed = 1; return; }
   fnt_put_varint(meta, start);
   fnt_put_varint(meta, file->len - start);
@@ -64,12 +80,15 @@ static void emitChunk(fnt_buf *file, fnt_buf *meta, const fnt_buf *raw){
 }
 
 /* The footer (compressed when smaller), then the trailer: stored length,
-** raw length, checksum of the stored bytes, magic. */
-static int finishFile(fnt_buf *file, const fnt_buf *footer){
+** raw length, checksum of the stored bytes, magic.  Frees f's context. */
+static int finishFile(seg_file *f, const fnt_buf *footer){
+  fnt_buf *file = f->buf;
   size_t start = file->len, stored;
   uint64_t sum;
-  if( footer->failed ) return FNT_E_NOMEM;
-  if( fnt_block_compress(footer->data, footer->len, file, 3)<0 ) return FNT_E_NOMEM;
+  int codec = footer->failed ? -1 : fnt_block_compress(f->z, footer->data, footer->len, file, 3);
+  ZSTD_freeCCtx(f->z);
+  f->z = 0;
+  if( codec<0 ) return FNT_E_NOMEM;
   stored = file->len - start;
   sum = fnt_hash(file->data + start, stored);
   fnt_put_u64le(file, stored);
@@ -191,6 +210,7 @@ int fnt_segment_write_events(const char *repo, const char *commit,
   size_t i, rg, nrg = (n + FNT_RG_ROWS - 1) / FNT_RG_ROWS;
   stack_model model = {0, 0};
   int useStack = nthreads<=FNT_STACK_MODEL_THREADS;
+  seg_file sf = segFile(out);
   int rc;
 
   memset(bounds, 0, sizeof(*bounds));
@@ -266,17 +286,18 @@ int fnt_segment_write_events(const char *repo, const char *commit,
     if( tmin<bounds->t_min ) bounds->t_min = tmin;
     if( tmax>bounds->t_max ) bounds->t_max = tmax;
 
-    raw.len = 0; encodeBitPacked(thr, m, &raw);    emitChunk(out, &footer, &raw);
-    raw.len = 0; encodeDelta(seq, m, tmp, &raw);   emitChunk(out, &footer, &raw);
-    raw.len = 0; encodeDelta(t, m, tmp, &raw);     emitChunk(out, &footer, &raw);
-    raw.len = 0; encodeBitPacked(kind, m, &raw);   emitChunk(out, &footer, &raw);
+    raw.len = 0; encodeBitPacked(thr, m, &raw);    emitChunk(&sf, &footer, &raw);
+    raw.len = 0; encodeDelta(seq, m, tmp, &raw);   emitChunk(&sf, &footer, &raw);
+    raw.len = 0; encodeDelta(t, m, tmp, &raw);     emitChunk(&sf, &footer, &raw);
+    raw.len = 0; encodeBitPacked(kind, m, &raw);   emitChunk(&sf, &footer, &raw);
     raw.len = 0;
     if( useStack ) encodeFuncStack(fn, thr, kind, m, &model, nthreads, tmp, &raw);
     else encodeBitPacked(fn, m, &raw);
-    emitChunk(out, &footer, &raw);
+    emitChunk(&sf, &footer, &raw);
   }
-  rc = finishFile(out, &footer);
+  rc = finishFile(&sf, &footer);
 done:
+  ZSTD_freeCCtx(sf.z);
   fnt_buf_free(&footer);
   fnt_buf_free(&raw);
   fnt_free(cols);
@@ -291,6 +312,7 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
   const fnt_colinfo *info = fnt_table_cols(t);
   int ncol = fnt_table_ncol(t), c;
   size_t r, first;
+  seg_file sf = segFile(out);
   int rc;
 
   fnt_buf_append(out, segMagic, 8);
@@ -317,10 +339,10 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
         if( info[c].is_text ) fnt_put_str(&raw, v->s);
         else fnt_put_varint(&raw, fnt_zigzag(v->i));
       }
-      emitChunk(out, &footer, &raw);
+      emitChunk(&sf, &footer, &raw);
     }
   }
-  rc = finishFile(out, &footer);
+  rc = finishFile(&sf, &footer);
   fnt_buf_free(&footer);
   fnt_buf_free(&raw);
   return rc;
@@ -358,7 +380,7 @@ static int cmpCall(const void *a, const void *b){
 ** group's footer entry and chunks. */
 static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnIdx,
                             const uint64_t *threads, uint32_t nthreads,
-                            uint64_t *cols, fnt_buf *raw, fnt_buf *file,
+                            uint64_t *cols, fnt_buf *raw, seg_file *file,
                             fnt_buf *footer, fnt_calls_rg *crg){
   uint64_t *thr = cols, *cid = cols + FNT_CALLS_RG_ROWS, *par = cols + 2*FNT_CALLS_RG_ROWS;
   uint64_t *dep = cols + 3*FNT_CALLS_RG_ROWS, *sta = cols + 4*FNT_CALLS_RG_ROWS;
@@ -411,7 +433,7 @@ static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnId
 ** rows; returns how many, and their extra bounds in crgs (grown). */
 static int writeCallsGroups(const fnt_callrec *v, size_t n, const uint32_t *fnIdx,
                             const uint64_t *threads, uint32_t nthreads,
-                            uint64_t *cols, fnt_buf *raw, fnt_buf *file,
+                            uint64_t *cols, fnt_buf *raw, seg_file *file,
                             fnt_buf *groups, fnt_buf *extra, uint32_t *nrg){
   size_t i = 0;
   while( i<n ){
@@ -442,6 +464,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fnt_calls_agg *agg = 0;
   fnt_event *tev = 0;
   size_t k, nall = closed->n + open->n;
+  seg_file sf = segFile(out);
   int rc = FNT_E_NOMEM;
 
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
@@ -484,13 +507,13 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
 
   fnt_buf_append(out, segMagic, 8);
   writeCallsGroups(closed->a, closed->n, fnIdx, threads, nthreads, cols, &raw,
-                   out, &groups, &extra, &nrg);
+                   &sf, &groups, &extra, &nrg);
   nclosed = nrg;
   writeCallsGroups(open->a, open->n, fnIdx, threads, nthreads, cols, &raw,
-                   out, &groups, &extra, &nrg);
+                   &sf, &groups, &extra, &nrg);
   /* The stacks of the calls (stacks.c), a chunk after the row groups. */
   if( fnt_calls_stacks_write(closed, open, fnIdx, &stacks) ) goto done;
-  if( stacks.len ) emitChunk(out, &stacksDesc, &stacks);
+  if( stacks.len ) emitChunk(&sf, &stacksDesc, &stacks);
 
   fnt_put_varint(&footer, FNT_FORMAT_VERSION);
   fnt_put_u8(&footer, FNT_TABLE_CALLS);
@@ -539,8 +562,9 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
     fnt_buf_append(&footer, stacksDesc.data, stacksDesc.len);
   }
   if( groups.failed || extra.failed || stacksDesc.failed ) goto done;
-  rc = finishFile(out, &footer);
+  rc = finishFile(&sf, &footer);
 done:
+  ZSTD_freeCCtx(sf.z);
   fnt_buf_free(&footer);
   fnt_buf_free(&groups);
   fnt_buf_free(&extra);
