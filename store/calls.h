@@ -97,6 +97,11 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             fnt_callvec *closed, fnt_callvec *open,
                             fnt_buf *out, fnt_calls_bounds *bounds);
 
+/* ---- calls_order.c: sorts `v` into a calls segment's row order, by
+** (depth, start, thread, call_id); `threads` is the sorted dictionary of
+** its threads.  @return FNT_OK or FNT_E_NOMEM. */
+int fnt_calls_order(fnt_callvec *v, const uint64_t *threads, uint32_t nthreads);
+
 /* ---- stacks.c: a calls segment's stacks chunk (its raw bytes), the
 ** functions numbered by fnIdx; nothing is written when a call's parent is
 ** not among the rows, or when the nodes would not fold the rows

@@ -98,6 +98,11 @@ typedef struct fnt_seg_bounds {
 ** Returns FNT_OK or FNT_E_NOMEM. */
 int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
                          uint32_t *nout);
+/* The same over the uint32 ids at a, a+stride, ... (na of them) and then
+** those at b, b+stride, ... (nb). */
+int fnt_distinct_u32(const uint32_t *a, size_t stride, size_t na,
+                     const uint32_t *b, size_t nb, uint64_t **out,
+                     uint32_t *nout);
 
 /* Encodes an events segment.  `ev` is sorted by seq_no; the segment's
 ** function i is fns[i], and event e's is fns[remap[e.function]]; `threads`

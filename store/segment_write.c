@@ -149,8 +149,9 @@ static int cmpU64(const void *a, const void *b){
   return x<y ? -1 : x>y;
 }
 
-int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
-                         uint32_t *nout){
+int fnt_distinct_u32(const uint32_t *a, size_t stride, size_t na,
+                     const uint32_t *b, size_t nb, uint64_t **out,
+                     uint32_t *nout){
   /* Open addressing over the few distinct ids a run has; slot value is
   ** id+1 so that 0 marks an empty slot.  Grows at half full. */
   size_t cap = 64, used = 0, i, k = 0;
@@ -158,21 +159,23 @@ int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
   *out = 0;
   *nout = 0;
   if( slots==0 ) return FNT_E_NOMEM;
-  for(i=0; i<n; i++){
-    uint64_t key = (uint64_t)ev[i].thread + 1;
+  for(i=0; i<na+nb; i++){
+    const uint32_t *p = i<na ? a : b;
+    size_t j = i<na ? i : i-na;
+    uint64_t key = (uint64_t)*(const uint32_t*)((const char*)p + j*stride) + 1;
     size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap-1);
     while( slots[h] && slots[h]!=key ) h = (h+1) & (cap-1);
     if( slots[h] ) continue;
     slots[h] = key;
     if( ++used*2 > cap ){
-      size_t ncap = cap*2, j;
+      size_t ncap = cap*2, m;
       uint64_t *ns = fnt_calloc(ncap, sizeof(uint64_t));
       if( ns==0 ){ fnt_free(slots); return FNT_E_NOMEM; }
-      for(j=0; j<cap; j++){
-        if( slots[j] ){
-          size_t g = (size_t)((slots[j] * 0x9E3779B97F4A7C15ull) >> 32) & (ncap-1);
+      for(m=0; m<cap; m++){
+        if( slots[m] ){
+          size_t g = (size_t)((slots[m] * 0x9E3779B97F4A7C15ull) >> 32) & (ncap-1);
           while( ns[g] ) g = (g+1) & (ncap-1);
-          ns[g] = slots[j];
+          ns[g] = slots[m];
         }
       }
       fnt_free(slots);
@@ -188,6 +191,12 @@ int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
   *out = list;
   *nout = (uint32_t)k;
   return FNT_OK;
+}
+
+int fnt_distinct_threads(const fnt_event *ev, size_t n, uint64_t **out,
+                         uint32_t *nout){
+  return fnt_distinct_u32(n ? &ev->thread : 0, sizeof(fnt_event), n, 0, 0,
+                          out, nout);
 }
 
 static uint32_t threadIndex(const uint64_t *dict, uint32_t n, uint64_t t){
@@ -365,17 +374,6 @@ static void encodeZigzagVarint(const uint64_t *v, size_t n, fnt_buf *raw){
   for(i=0; i<n; i++) fnt_put_varint(raw, fnt_zigzag((int64_t)v[i]));
 }
 
-/* Closed calls by (depth, start, thread, call_id): at one depth the calls
-** of a thread never overlap, so a row group's start and end bounds are
-** tight and an instant or a window reads few groups per depth. */
-static int cmpCall(const void *a, const void *b){
-  const fnt_callrec *x = a, *y = b;
-  if( x->depth!=y->depth ) return x->depth<y->depth ? -1 : 1;
-  if( x->start!=y->start ) return x->start<y->start ? -1 : 1;
-  if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
-  return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
-}
-
 /* The rows [first, first+m) of `v` into the row group's columns, and the
 ** group's footer entry and chunks. */
 static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnIdx,
@@ -462,30 +460,30 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   uint64_t *cols = 0, *threads = 0;
   uint32_t *fnIdx = 0, *used = 0, nthreads = 0, nfn = 0, nrg = 0, nclosed, i;
   fnt_calls_agg *agg = 0;
-  fnt_event *tev = 0;
   size_t k, nall = closed->n + open->n;
   seg_file sf = segFile(out);
   int rc = FNT_E_NOMEM;
 
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
   bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
-  if( closed->n>1 ) qsort(closed->a, closed->n, sizeof(fnt_callrec), cmpCall);
-  if( open->n>1 ) qsort(open->a, open->n, sizeof(fnt_callrec), cmpCall);
 
-  /* The functions the rows use, renumbered densely; the thread dictionary
-  ** (fnt_distinct_threads wants events: lend it the thread ids). */
+  /* The thread dictionary; the rows in their order (calls_order.c). */
+  if( fnt_distinct_u32(closed->n ? &closed->a->thread : 0, sizeof(fnt_callrec),
+                       closed->n, open->n ? &open->a->thread : 0, open->n,
+                       &threads, &nthreads) ) goto done;
+  if( fnt_calls_order(closed, threads, nthreads) ) goto done;
+  if( fnt_calls_order(open, threads, nthreads) ) goto done;
+
+  /* The functions the rows use, renumbered densely. */
   fnIdx = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
   used = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
-  tev = fnt_calloc(nall+1, sizeof(fnt_event));
   cols = fnt_malloc(9*(size_t)FNT_CALLS_RG_ROWS*sizeof(uint64_t));
-  if( fnIdx==0 || used==0 || tev==0 || cols==0 ) goto done;
+  if( fnIdx==0 || used==0 || cols==0 ) goto done;
   memset(fnIdx, 0xff, ((size_t)tab->nfn+1)*sizeof(uint32_t));
   for(k=0; k<nall; k++){
     const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
     if( fnIdx[c->fn]==UINT32_MAX ){ fnIdx[c->fn] = nfn; used[nfn++] = c->fn; }
-    tev[k].thread = c->thread;
   }
-  if( fnt_distinct_threads(tev, nall, &threads, &nthreads) ) goto done;
   agg = fnt_calloc((size_t)nfn+1, sizeof(fnt_calls_agg));
   if( agg==0 ) goto done;
   for(k=0; k<closed->n; k++){
@@ -575,7 +573,6 @@ done:
   fnt_free(threads);
   fnt_free(fnIdx);
   fnt_free(used);
-  fnt_free(tev);
   fnt_free(agg);
   return rc;
 }
