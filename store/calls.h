@@ -55,6 +55,7 @@ typedef struct fnt_callrec {
   uint32_t fn;                  /* fnt_fntab id */
   uint32_t parent_fn;           /* the parent's; UINT32_MAX at depth 0 */
   uint32_t depth;
+  uint32_t node;                /* its stack in the replay's fnt_stacktab */
   uint8_t ended_by, outermost;
 } fnt_callrec;
 
@@ -71,6 +72,13 @@ typedef struct fnt_replay fnt_replay;
 ** that end are appended to `out`. */
 fnt_replay *fnt_replay_new(const fnt_fntab *tab, fnt_callvec *out);
 void fnt_replay_free(fnt_replay *r);
+/* Keeps each frame's stack as a node of `t` (parent + 1, fnt_fntab id),
+** the nodes numbered in the order frames are first entered (a parent
+** before its children); calls carry theirs in `node`.  The replay stops
+** keeping them (fnt_replay_kept_stacks 0) when they would not fold. */
+struct fnt_stacktab;
+void fnt_replay_keep_stacks(fnt_replay *r, struct fnt_stacktab *t);
+int fnt_replay_kept_stacks(const fnt_replay *r);
 
 /* Feeds one event (in seq_no order).  @return FNT_OK or FNT_E_NOMEM. */
 int fnt_replay_event(fnt_replay *r, uint32_t thread, int64_t seq, int64_t t,
@@ -95,6 +103,7 @@ typedef struct fnt_calls_bounds {
 int fnt_segment_write_calls(const char *repo, const char *commit,
                             const char *run_id, const fnt_fntab *tab,
                             fnt_callvec *closed, fnt_callvec *open,
+                            struct fnt_stacktab *stacks,
                             fnt_buf *out, fnt_calls_bounds *bounds);
 
 /* ---- calls_order.c: sorts `v` into a calls segment's row order, by
@@ -102,12 +111,13 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
 ** its threads.  @return FNT_OK or FNT_E_NOMEM. */
 int fnt_calls_order(fnt_callvec *v, const uint64_t *threads, uint32_t nthreads);
 
-/* ---- stacks.c: a calls segment's stacks chunk (its raw bytes), the
-** functions numbered by fnIdx; nothing is written when a call's parent is
-** not among the rows, or when the nodes would not fold the rows
+/* ---- stacks.c: a calls segment's stacks chunk (its raw bytes) from the
+** replay's `stacks` (NULL: none kept), the functions numbered by fnIdx;
+** the calls and self of closed[] are added to their nodes.  Nothing is
+** written when the nodes would not fold the file's `nrows` rows
 ** (segment.h).  @return FNT_OK or NOMEM. */
-int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
-                           const uint32_t *fnIdx, fnt_buf *out);
+int fnt_calls_stacks_write(const fnt_callvec *closed, struct fnt_stacktab *stacks,
+                           size_t nrows, const uint32_t *fnIdx, fnt_buf *out);
 
 /* ---- derive.c: the calls a filing adds and drops. */
 struct fnt_commit;

@@ -194,7 +194,7 @@ static int resumeFrom(fnt_store *st, const fnt_entry *tail, fnt_fntab *tab,
 /* Ends a derivation: the open frames, the calls segment, and its pending
 ** file (entry strings borrowed from the arguments). */
 static int finishPending(fnt_store *st, fnt_replay *r, fnt_fntab *tab,
-                         fnt_callvec *closed, const char *repo,
+                         fnt_stacktab *stacks, fnt_callvec *closed, const char *repo,
                          const char *commit, const char *run_id, int64_t chunk,
                          int64_t from, int64_t last, fnt_pending *f){
   fnt_callvec open = {0};
@@ -206,6 +206,7 @@ static int finishPending(fnt_store *st, fnt_replay *r, fnt_fntab *tab,
     return fnt_err(st, FNT_E_NOMEM, "out of memory");
   }
   rc = fnt_segment_write_calls(repo, commit, run_id, tab, closed, &open,
+                               fnt_replay_kept_stacks(r) ? stacks : 0,
                                &f->bytes, &b);
   f->entry.rows = closed->n + open.n;
   fnt_callvec_free(&open);
@@ -232,24 +233,28 @@ static int finishPending(fnt_store *st, fnt_replay *r, fnt_fntab *tab,
 int fnt_derive_run_calls(fnt_store *st, fnt_snapshot *s, const char *run_id,
                          fnt_pending *f){
   fnt_fntab tab;
+  fnt_stacktab stacks;
   fnt_callvec closed = {0};
   fnt_replay *r;
   char *repo = 0, *commit = 0;
   int64_t last = -1;
   int rc;
   memset(&tab, 0, sizeof(tab));
+  memset(&stacks, 0, sizeof(stacks));
   memset(f, 0, sizeof(*f));
   r = fnt_replay_new(&tab, &closed);
   if( r==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  fnt_replay_keep_stacks(r, &stacks);
   rc = fnt_replay_run_events(s, run_id, 0, 0, 0, 0, r, &tab, &last, &repo, &commit);
   if( rc==FNT_OK ){
-    rc = finishPending(st, r, &tab, &closed, repo ? repo : "", commit, run_id,
-                       -1, 0, last, f);
+    rc = finishPending(st, r, &tab, &stacks, &closed, repo ? repo : "", commit,
+                       run_id, -1, 0, last, f);
   }
   /* The entry's repo must outlive this call: the caller copies it. */
   if( rc==FNT_OK ) f->entry.repo = repo, repo = 0;
   fnt_replay_free(r);
   fnt_callvec_free(&closed);
+  fnt_stacktab_clear(&stacks);
   fnt_fntab_clear(&tab);
   fnt_free(repo);
   fnt_free(commit);
@@ -260,6 +265,7 @@ int fnt_derive_calls(fnt_store *st, fnt_snapshot *base, const fnt_derive_in *in,
                      fnt_commit *q, uint64_t *fingerprint){
   fnt_run_calls rc_files;
   fnt_fntab tab;
+  fnt_stacktab stacks;
   fnt_callvec closed = {0};
   fnt_replay *r = 0;
   const fnt_entry *tail = 0;
@@ -268,6 +274,7 @@ int fnt_derive_calls(fnt_store *st, fnt_snapshot *base, const fnt_derive_in *in,
   int rc;
 
   memset(&tab, 0, sizeof(tab));
+  memset(&stacks, 0, sizeof(stacks));
   *fingerprint = fnt_derive_fingerprint(base, in->run_id);
   rc = fnt_run_calls_find(base, in->run_id, &rc_files);
   if( rc ) return fnt_err(st, rc, "out of memory");
@@ -287,6 +294,7 @@ int fnt_derive_calls(fnt_store *st, fnt_snapshot *base, const fnt_derive_in *in,
   }
   r = fnt_replay_new(&tab, &closed);
   if( r==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  fnt_replay_keep_stacks(r, &stacks);
   if( tail ){
     rc = resumeFrom(st, tail, &tab, r);
     if( rc ) goto done;
@@ -295,12 +303,13 @@ int fnt_derive_calls(fnt_store *st, fnt_snapshot *base, const fnt_derive_in *in,
   rc = fnt_replay_run_events(base, in->run_id, from, in->ev, in->n, in->fns,
                              r, &tab, &last, 0, 0);
   if( rc ) goto done;
-  rc = finishPending(st, r, &tab, &closed, in->repo, in->commit, in->run_id,
-                     in->chunk, from, last, &q->files[q->n_files]);
+  rc = finishPending(st, r, &tab, &stacks, &closed, in->repo, in->commit,
+                     in->run_id, in->chunk, from, last, &q->files[q->n_files]);
   if( rc==FNT_OK ) q->n_files++;
 done:
   fnt_replay_free(r);
   fnt_callvec_free(&closed);
+  fnt_stacktab_clear(&stacks);
   fnt_fntab_clear(&tab);
   fnt_run_calls_clear(&rc_files);
   return rc;

@@ -18,11 +18,13 @@
 #include <string.h>
 
 #include "calls.h"
+#include "segment.h"
 
 typedef struct Frame {
   int64_t call_id, start;
   uint64_t child;       /* durations of the frames that ended directly above */
   uint32_t fn, key;
+  uint32_t node;        /* its stack's node (UINT32_MAX: stacks not kept) */
   uint8_t outermost;
 } Frame;
 
@@ -43,6 +45,8 @@ struct fnt_replay {
   Thread *th;
   uint32_t nth, capth;
   uint32_t *tidslot, tidmask;   /* thread index+1, 0 = empty */
+  fnt_stacktab *stacks;         /* the frames' stacks, or NULL */
+  uint64_t pushes;              /* frames pushed while keeping them */
 };
 
 static uint32_t mix(uint32_t x){
@@ -70,6 +74,14 @@ fnt_replay *fnt_replay_new(const fnt_fntab *tab, fnt_callvec *out){
   fnt_replay *r = fnt_calloc(1, sizeof(*r));
   if( r ){ r->tab = tab; r->out = out; }
   return r;
+}
+
+void fnt_replay_keep_stacks(fnt_replay *r, fnt_stacktab *t){
+  r->stacks = t;
+}
+
+int fnt_replay_kept_stacks(const fnt_replay *r){
+  return r->stacks!=0;
 }
 
 void fnt_replay_free(fnt_replay *r){
@@ -191,10 +203,25 @@ static void slotPop(Thread *t, uint32_t key){
   }
 }
 
-static int pushFrame(Thread *t, int64_t call_id, int64_t start, uint64_t child,
-                     uint32_t fn, uint32_t key){
+/* A replay that keeps stacks gives up on a trace where they are nearly as
+** many as the calls: that chunk would not fold (FNT_STACKS_MIN_FOLD), and
+** a table that large costs a cache miss a call. */
+#define STACKS_GIVE_UP 65536
+
+static int pushFrame(fnt_replay *r, Thread *t, int64_t call_id, int64_t start,
+                     uint64_t child, uint32_t fn, uint32_t key){
   Frame *f;
+  uint32_t node = UINT32_MAX;
   int first;
+  if( r->stacks ){
+    uint32_t parent = t->nframe ? t->frame[t->nframe-1].node + 1 : 0;
+    if( fnt_stacktab_intern(r->stacks, parent, fn, &node) ) return FNT_E_NOMEM;
+    r->pushes++;
+    if( r->stacks->n>STACKS_GIVE_UP
+     && (uint64_t)r->stacks->n*FNT_STACKS_MIN_FOLD > r->pushes ){
+      r->stacks = 0;
+    }
+  }
   if( t->nframe==t->cap ){
     size_t nNew = t->cap ? t->cap*2 : 32;
     Frame *a = fnt_realloc(t->frame, nNew*sizeof(Frame));
@@ -209,6 +236,7 @@ static int pushFrame(Thread *t, int64_t call_id, int64_t start, uint64_t child,
   f->child = child;
   f->fn = fn;
   f->key = key;
+  f->node = node;
   f->outermost = (uint8_t)first;
   return FNT_OK;
 }
@@ -230,6 +258,7 @@ static void callOf(const Thread *t, size_t i, int64_t end, uint64_t above,
   c->depth = (uint32_t)i;
   c->ended_by = (uint8_t)ended_by;
   c->outermost = f->outermost;
+  c->node = f->node;
 }
 
 /* Ends the frames of `t` above depth nKeep at t; the lowest of them ended
@@ -253,7 +282,7 @@ int fnt_replay_event(fnt_replay *r, uint32_t thread, int64_t seq, int64_t at,
   if( t==0 ) return FNT_E_NOMEM;
   t->tlast = at;
   key = r->tab->key[fn];
-  if( kind==FNT_KIND_ENTRY ) return pushFrame(t, seq, at, 0, fn, key);
+  if( kind==FNT_KIND_ENTRY ) return pushFrame(r, t, seq, at, 0, fn, key);
   if( t->nframe && t->frame[t->nframe-1].key==key ){
     /* The usual exit: of the function on top. */
   }else if( slotFind(t, key) ){
@@ -280,7 +309,7 @@ int fnt_replay_resume(fnt_replay *r, const fnt_callrec *c, int64_t above){
   d = (uint64_t)c->end - (uint64_t)c->start;
   child = d - (uint64_t)c->self - (uint64_t)above;
   t->tlast = c->end;
-  return pushFrame(t, c->call_id, c->start, child, c->fn, r->tab->key[c->fn]);
+  return pushFrame(r, t, c->call_id, c->start, child, c->fn, r->tab->key[c->fn]);
 }
 
 int fnt_replay_open_calls(fnt_replay *r, fnt_callvec *out){

@@ -454,6 +454,7 @@ static int writeCallsGroups(const fnt_callrec *v, size_t n, const uint32_t *fnId
 int fnt_segment_write_calls(const char *repo, const char *commit,
                             const char *run_id, const fnt_fntab *tab,
                             fnt_callvec *closed, fnt_callvec *open,
+                            fnt_stacktab *stackTab,
                             fnt_buf *out, fnt_calls_bounds *bounds){
   fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
   fnt_buf stacks = {0}, stacksDesc = {0};
@@ -510,7 +511,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   writeCallsGroups(open->a, open->n, fnIdx, threads, nthreads, cols, &raw,
                    &sf, &groups, &extra, &nrg);
   /* The stacks of the calls (stacks.c), a chunk after the row groups. */
-  if( fnt_calls_stacks_write(closed, open, fnIdx, &stacks) ) goto done;
+  if( fnt_calls_stacks_write(closed, stackTab, nall, fnIdx, &stacks) ) goto done;
   if( stacks.len ) emitChunk(&sf, &stacksDesc, &stacks);
 
   fnt_put_varint(&footer, FNT_FORMAT_VERSION);

@@ -11,28 +11,14 @@
 ** A stack is a node (parent node, function).  Within one file every call's
 ** parent is among the file's rows: a parent ends at or after its child, so
 ** it ended in the same derivation or is one of the frames still open at
-** its end.  Nodes are numbered in call_id order (a parent's entry comes
-** first), so every node's parent has a smaller number.
+** its end.  The replay that derives the file keeps each frame's node as
+** it enters it (replay.c), so every node's parent has a smaller number.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "calls.h"
 #include "segment.h"
-
-/* Rows by (call_id, depth, thread): parents first, also where a run's
-** events repeat a seq_no. */
-typedef struct by_id { int64_t call_id; uint32_t depth, thread; size_t k; } by_id;
-
-static int cmpKey(const by_id *x, int64_t id, uint32_t depth, uint32_t thread){
-  if( x->call_id!=id ) return x->call_id<id ? -1 : 1;
-  if( x->depth!=depth ) return x->depth<depth ? -1 : 1;
-  return x->thread<thread ? -1 : x->thread>thread;
-}
-static int cmpById(const void *a, const void *b){
-  const by_id *y = b;
-  return cmpKey(a, y->call_id, y->depth, y->thread);
-}
 
 static uint32_t nodeHash(uint32_t parent, uint32_t fn){
   uint64_t h = ((uint64_t)parent<<32 | fn) * 0x9E3779B97F4A7C15ull;
@@ -79,63 +65,28 @@ void fnt_stacktab_clear(fnt_stacktab *t){
   memset(t, 0, sizeof(*t));
 }
 
-int fnt_calls_stacks_write(const fnt_callvec *closed, const fnt_callvec *open,
-                           const uint32_t *fnIdx, fnt_buf *out){
-  size_t nall = closed->n + open->n, i;
-  by_id *ids = fnt_malloc((nall+1)*sizeof(by_id));
-  uint32_t *nodeOf = fnt_malloc((nall+1)*sizeof(uint32_t));
-  fnt_stacktab t = {0};
-  int rc = FNT_E_NOMEM;
-  if( ids==0 || nodeOf==0 ) goto done;
-  for(i=0; i<nall; i++){
-    const fnt_callrec *c = i<closed->n ? &closed->a[i] : &open->a[i-closed->n];
-    ids[i].call_id = c->call_id;
-    ids[i].depth = c->depth;
-    ids[i].thread = c->thread;
-    ids[i].k = i;
+int fnt_calls_stacks_write(const fnt_callvec *closed, fnt_stacktab *t,
+                           size_t nrows, const uint32_t *fnIdx, fnt_buf *out){
+  size_t i;
+  if( t==0 ) return FNT_OK;
+  for(i=0; i<closed->n; i++){
+    const fnt_callrec *c = &closed->a[i];
+    fnt_calls_stack *x = &t->node[c->node];
+    x->calls++;
+    x->self = (int64_t)((uint64_t)x->self + (uint64_t)c->self);
   }
-  if( nall>1 ) qsort(ids, nall, sizeof(by_id), cmpById);
-  for(i=0; i<nall; i++){
-    size_t k = ids[i].k;
-    const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
-    uint32_t parent = 0, id;
-    if( c->parent_id>=0 && c->depth>0 ){
-      size_t lo = 0, hi = i;
-      while( lo<hi ){
-        size_t mid = lo + (hi-lo)/2;
-        if( cmpKey(&ids[mid], c->parent_id, c->depth-1, c->thread)<0 ) lo = mid+1;
-        else hi = mid;
-      }
-      /* Not among the rows: no section (readers fold the calls instead). */
-      if( lo>=i || cmpKey(&ids[lo], c->parent_id, c->depth-1, c->thread)!=0 ){
-        rc = FNT_OK;
-        goto done;
-      }
-      parent = nodeOf[ids[lo].k] + 1;
-    }
-    if( fnt_stacktab_intern(&t, parent, fnIdx[c->fn], &id) ) goto done;
-    nodeOf[k] = id;
-    if( k<closed->n ){
-      t.node[id].calls++;
-      t.node[id].self = (int64_t)((uint64_t)t.node[id].self + (uint64_t)c->self);
-    }
+  fnt_put_varint(out, t->n);
+  for(i=0; i<t->n; i++){
+    fnt_put_varint(out, t->node[i].parent);
+    fnt_put_varint(out, fnIdx[t->node[i].fn]);
+    fnt_put_varint(out, (uint64_t)t->node[i].calls);
+    fnt_put_varint(out, fnt_zigzag(t->node[i].self));
   }
-  fnt_put_varint(out, t.n);
-  for(i=0; i<t.n; i++){
-    fnt_put_varint(out, t.node[i].parent);
-    fnt_put_varint(out, t.node[i].fn);
-    fnt_put_varint(out, (uint64_t)t.node[i].calls);
-    fnt_put_varint(out, fnt_zigzag(t.node[i].self));
-  }
-  rc = out->failed ? FNT_E_NOMEM : FNT_OK;
+  if( out->failed ) return FNT_E_NOMEM;
   /* Worth its bytes only when it folds the rows: where nearly every call
   ** has a stack of its own, reading the calls costs about the same. */
-  if( (uint64_t)t.n*FNT_STACKS_MIN_FOLD > nall && out->len>FNT_STACKS_SMALL ) out->len = 0;
-done:
-  fnt_free(ids);
-  fnt_free(nodeOf);
-  fnt_stacktab_clear(&t);
-  return rc;
+  if( (uint64_t)t->n*FNT_STACKS_MIN_FOLD > nrows && out->len>FNT_STACKS_SMALL ) out->len = 0;
+  return FNT_OK;
 }
 
 int fnt_calls_stacks_read(fnt_store *st, const fnt_segment *s,
