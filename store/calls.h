@@ -64,6 +64,7 @@ typedef struct fnt_callvec {
   size_t n, cap;
 } fnt_callvec;
 int fnt_callvec_push(fnt_callvec *v, const fnt_callrec *c);   /* 0 or NOMEM */
+int fnt_callvec_reserve(fnt_callvec *v, size_t n);            /* 0 or NOMEM */
 void fnt_callvec_free(fnt_callvec *v);
 
 typedef struct fnt_replay fnt_replay;
@@ -106,10 +107,12 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             struct fnt_stacktab *stacks,
                             fnt_buf *out, fnt_calls_bounds *bounds);
 
-/* ---- calls_order.c: sorts `v` into a calls segment's row order, by
-** (depth, start, thread, call_id); `threads` is the sorted dictionary of
-** its threads.  @return FNT_OK or FNT_E_NOMEM. */
-int fnt_calls_order(fnt_callvec *v, const uint64_t *threads, uint32_t nthreads);
+/* ---- calls_order.c: a calls segment's row order of `v`, by (depth,
+** start, thread, call_id), as indexes into v->a in *order (a new
+** allocation); `threads` is the sorted dictionary of its threads.
+** @return FNT_OK or FNT_E_NOMEM. */
+int fnt_calls_order(const fnt_callvec *v, const uint64_t *threads,
+                    uint32_t nthreads, uint32_t **order);
 
 /* ---- stacks.c: a calls segment's stacks chunk (its raw bytes) from the
 ** replay's `stacks` (NULL: none kept), the functions numbered by fnIdx;

@@ -7,9 +7,10 @@
 ** rows of a depth are one sorted run per thread.  A stable counting sort
 ** by (depth, thread) and a merge of those runs by start orders them in
 ** O(n log threads), where a generic sort of the 64-byte records cost a
-** quarter of filing.  When a run is not sorted (t_ns that goes back in
-** time) that depth is sorted with the comparator instead, and so are
-** inputs whose depths x threads would make the counts large.
+** quarter of filing; the result is a permutation, so the records are
+** never moved.  When a run is not sorted (t_ns that goes back in time)
+** that depth is sorted with the comparator instead, and so are inputs
+** whose depths x threads would make the counts large.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,25 @@ static int cmpCall(const fnt_callrec *x, const fnt_callrec *y){
   return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
 }
 
-static int cmpCallQ(const void *a, const void *b){ return cmpCall(a, b); }
+/* Fallbacks sort copies that remember where they came from. */
+typedef struct tagged { fnt_callrec c; uint32_t i; } tagged;
+static int cmpTagged(const void *a, const void *b){
+  return cmpCall(&((const tagged*)a)->c, &((const tagged*)b)->c);
+}
+
+/* Sorts v[ix[0..n)] with the comparator into out[0..n).  @return FNT_OK or
+** FNT_E_NOMEM. */
+static int sortSlow(const fnt_callrec *v, const uint32_t *ix, size_t n,
+                    uint32_t *out){
+  tagged *t = fnt_malloc((n ? n : 1)*sizeof(tagged));
+  size_t i;
+  if( t==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n; i++){ t[i].c = v[ix ? ix[i] : i]; t[i].i = ix ? ix[i] : (uint32_t)i; }
+  qsort(t, n, sizeof(tagged), cmpTagged);
+  for(i=0; i<n; i++) out[i] = t[i].i;
+  fnt_free(t);
+  return FNT_OK;
+}
 
 /* The merge's heap of run heads: positions in ix/ks and the run's thread
 ** index, which breaks ties of start (one depth, so call_id never does). */
@@ -46,41 +65,38 @@ static void siftDown(const int64_t *ks, head *h, uint32_t n, uint32_t i){
 
 /* One depth: its runs ix[off[t] .. off[t+1]) for t < nth (ks: their
 ** starts), each one thread's calls in start order, merged into out[]. */
-static void mergeDepth(const fnt_callrec *v, const uint32_t *ix,
-                       const int64_t *ks, const size_t *off, uint32_t nth,
-                       head *h, fnt_callrec *out){
+static void mergeDepth(const uint32_t *ix, const int64_t *ks, const size_t *off,
+                       uint32_t nth, head *h, uint32_t *out){
   size_t k = 0;
   uint32_t t, nh = 0;
   for(t=0; t<nth; t++){
     if( off[t]<off[t+1] ){ h[nh].at = off[t]; h[nh].end = off[t+1]; h[nh++].run = t; }
   }
-  if( nh==1 ){
-    size_t i;
-    for(i=h[0].at; i<h[0].end; i++) out[k++] = v[ix[i]];
-    return;
-  }
   for(t=nh/2; t-- > 0; ) siftDown(ks, h, nh, t);
   while( nh ){
-    out[k++] = v[ix[h[0].at]];
+    out[k++] = ix[h[0].at];
     if( ++h[0].at==h[0].end ) h[0] = h[--nh];
     siftDown(ks, h, nh, 0);
   }
 }
 
-int fnt_calls_order(fnt_callvec *cv, const uint64_t *threads, uint32_t nthreads){
-  fnt_callrec *v = cv->a, *out = 0;
+int fnt_calls_order(const fnt_callvec *cv, const uint64_t *threads,
+                    uint32_t nthreads, uint32_t **order){
+  const fnt_callrec *v = cv->a;
   size_t n = cv->n, nb, i, *off = 0, *pos = 0;
-  uint32_t *key = 0, *ix = 0, *last = 0, maxDepth = 0, d;
+  uint32_t *key = 0, *ix = 0, *last = 0, *out, maxDepth = 0, d;
   int64_t *ks = 0;
   uint8_t *unsorted = 0;
   head *h = 0;
   int rc = FNT_E_NOMEM;
-  if( n<2 ) return FNT_OK;
+  *order = out = fnt_malloc((n ? n : 1)*sizeof(uint32_t));
+  if( out==0 ) return FNT_E_NOMEM;
+  if( n>=UINT32_MAX ){ rc = FNT_E_NOMEM; goto done; }
   for(i=0; i<n; i++) if( v[i].depth>maxDepth ) maxDepth = v[i].depth;
   nb = ((size_t)maxDepth+1)*(nthreads ? nthreads : 1);
-  if( n>=UINT32_MAX || nthreads==0 || nb>n+65536 ){
-    qsort(v, n, sizeof(fnt_callrec), cmpCallQ);
-    return FNT_OK;
+  if( n<2 || nthreads==0 || nb>n+65536 ){
+    rc = sortSlow(v, 0, n, out);
+    goto done;
   }
   key = fnt_malloc(n*sizeof(uint32_t));
   ix = fnt_malloc(n*sizeof(uint32_t));
@@ -90,9 +106,8 @@ int fnt_calls_order(fnt_callvec *cv, const uint64_t *threads, uint32_t nthreads)
   last = fnt_malloc(nb*sizeof(uint32_t));
   unsorted = fnt_calloc((size_t)maxDepth+1, 1);
   h = fnt_malloc(nthreads*sizeof(head));
-  out = fnt_malloc(n*sizeof(fnt_callrec));
   if( key==0 || ix==0 || ks==0 || off==0 || pos==0 || last==0 || unsorted==0
-   || h==0 || out==0 ) goto done;
+   || h==0 ) goto done;
   /* Stable counting sort by (depth, thread index), noting any depth where
   ** a thread's calls do not come in start order. */
   for(i=0; i<n; i++){
@@ -116,20 +131,12 @@ int fnt_calls_order(fnt_callvec *cv, const uint64_t *threads, uint32_t nthreads)
   }
   for(d=0; d<=maxDepth; d++){
     const size_t *o = off + (size_t)d*nthreads;
-    size_t m = o[nthreads]-o[0];
-    if( unsorted[d] ){
-      for(i=0; i<m; i++) out[o[0]+i] = v[ix[o[0]+i]];
-      qsort(out + o[0], m, sizeof(fnt_callrec), cmpCallQ);
-    }else{
-      mergeDepth(v, ix, ks, o, nthreads, h, out + o[0]);
-    }
+    if( !unsorted[d] ) mergeDepth(ix, ks, o, nthreads, h, out + o[0]);
+    else if( sortSlow(v, ix + o[0], o[nthreads]-o[0], out + o[0]) ) goto done;
   }
-  fnt_free(cv->a);
-  cv->a = out;
-  cv->cap = n;
-  out = 0;
   rc = FNT_OK;
 done:
+  if( rc ){ fnt_free(out); *order = 0; }
   fnt_free(key);
   fnt_free(ix);
   fnt_free(ks);
@@ -138,6 +145,5 @@ done:
   fnt_free(last);
   fnt_free(unsorted);
   fnt_free(h);
-  fnt_free(out);
   return rc;
 }

@@ -295,6 +295,11 @@ int fnt_derive_calls(fnt_store *st, fnt_snapshot *base, const fnt_derive_in *in,
   r = fnt_replay_new(&tab, &closed);
   if( r==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   fnt_replay_keep_stacks(r, &stacks);
+  /* A chunk's calls: about one per two events (an entry and its exit). */
+  if( fnt_callvec_reserve(&closed, in->n/2 + 1) ){
+    rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    goto done;
+  }
   if( tail ){
     rc = resumeFrom(st, tail, &tab, r);
     if( rc ) goto done;

@@ -53,6 +53,16 @@ static uint32_t mix(uint32_t x){
   return (uint32_t)(((uint64_t)x * 0x9E3779B97F4A7C15ull) >> 32);
 }
 
+int fnt_callvec_reserve(fnt_callvec *v, size_t n){
+  fnt_callrec *a;
+  if( n<=v->cap ) return FNT_OK;
+  a = fnt_realloc(v->a, n*sizeof(fnt_callrec));
+  if( a==0 ) return FNT_E_NOMEM;
+  v->a = a;
+  v->cap = n;
+  return FNT_OK;
+}
+
 int fnt_callvec_push(fnt_callvec *v, const fnt_callrec *c){
   if( v->n==v->cap ){
     size_t nNew = v->cap ? v->cap*2 : 1024;

@@ -374,9 +374,10 @@ static void encodeZigzagVarint(const uint64_t *v, size_t n, fnt_buf *raw){
   for(i=0; i<n; i++) fnt_put_varint(raw, fnt_zigzag((int64_t)v[i]));
 }
 
-/* The rows [first, first+m) of `v` into the row group's columns, and the
-** group's footer entry and chunks. */
-static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnIdx,
+/* The rows v[ord[0..m)] into the row group's columns, and the group's
+** footer entry and chunks. */
+static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
+                            const uint32_t *fnIdx,
                             const uint64_t *threads, uint32_t nthreads,
                             uint64_t *cols, fnt_buf *raw, seg_file *file,
                             fnt_buf *footer, fnt_calls_rg *crg){
@@ -386,11 +387,11 @@ static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnId
   uint64_t *fn = cols + 7*FNT_CALLS_RG_ROWS, *flg = cols + 8*FNT_CALLS_RG_ROWS;
   int64_t cmin = INT64_MAX, cmax = INT64_MIN, tmin = INT64_MAX, tmax = INT64_MIN;
   size_t i;
-  crg->depth = v[0].depth;
+  crg->depth = v[ord[0]].depth;
   crg->parent_min = INT64_MAX; crg->parent_max = INT64_MIN; crg->dur_max = INT64_MIN;
   crg->thread_min = UINT32_MAX; crg->thread_max = 0;
   for(i=0; i<m; i++){
-    const fnt_callrec *c = &v[i];
+    const fnt_callrec *c = &v[ord[i]];
     int64_t d = (int64_t)((uint64_t)c->end - (uint64_t)c->start);
     thr[i] = threadIndex(threads, nthreads, c->thread);
     cid[i] = (uint64_t)c->call_id;
@@ -427,9 +428,11 @@ static void writeCallsGroup(const fnt_callrec *v, size_t m, const uint32_t *fnId
   raw->len = 0; encodeBitPacked(flg, m, raw);      emitChunk(file, footer, raw);
 }
 
-/* Cuts v[0..n) into row groups of one depth and at most FNT_CALLS_RG_ROWS
-** rows; returns how many, and their extra bounds in crgs (grown). */
-static int writeCallsGroups(const fnt_callrec *v, size_t n, const uint32_t *fnIdx,
+/* Cuts v[ord[0..n)] into row groups of one depth and at most
+** FNT_CALLS_RG_ROWS rows; returns how many, and their extra bounds in
+** crgs (grown). */
+static int writeCallsGroups(const fnt_callrec *v, const uint32_t *ord, size_t n,
+                            const uint32_t *fnIdx,
                             const uint64_t *threads, uint32_t nthreads,
                             uint64_t *cols, fnt_buf *raw, seg_file *file,
                             fnt_buf *groups, fnt_buf *extra, uint32_t *nrg){
@@ -437,8 +440,8 @@ static int writeCallsGroups(const fnt_callrec *v, size_t n, const uint32_t *fnId
   while( i<n ){
     size_t m = 1;
     fnt_calls_rg crg;
-    while( i+m<n && m<FNT_CALLS_RG_ROWS && v[i+m].depth==v[i].depth ) m++;
-    writeCallsGroup(v+i, m, fnIdx, threads, nthreads, cols, raw, file, groups, &crg);
+    while( i+m<n && m<FNT_CALLS_RG_ROWS && v[ord[i+m]].depth==v[ord[i]].depth ) m++;
+    writeCallsGroup(v, ord+i, m, fnIdx, threads, nthreads, cols, raw, file, groups, &crg);
     fnt_put_varint(extra, (uint64_t)crg.depth);
     fnt_put_varint(extra, crg.thread_min);
     fnt_put_varint(extra, crg.thread_max);
@@ -460,6 +463,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fnt_buf stacks = {0}, stacksDesc = {0};
   uint64_t *cols = 0, *threads = 0;
   uint32_t *fnIdx = 0, *used = 0, nthreads = 0, nfn = 0, nrg = 0, nclosed, i;
+  uint32_t *ordClosed = 0, *ordOpen = 0;
   fnt_calls_agg *agg = 0;
   size_t k, nall = closed->n + open->n;
   seg_file sf = segFile(out);
@@ -472,8 +476,8 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   if( fnt_distinct_u32(closed->n ? &closed->a->thread : 0, sizeof(fnt_callrec),
                        closed->n, open->n ? &open->a->thread : 0, open->n,
                        &threads, &nthreads) ) goto done;
-  if( fnt_calls_order(closed, threads, nthreads) ) goto done;
-  if( fnt_calls_order(open, threads, nthreads) ) goto done;
+  if( fnt_calls_order(closed, threads, nthreads, &ordClosed) ) goto done;
+  if( fnt_calls_order(open, threads, nthreads, &ordOpen) ) goto done;
 
   /* The functions the rows use, renumbered densely. */
   fnIdx = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
@@ -482,7 +486,8 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   if( fnIdx==0 || used==0 || cols==0 ) goto done;
   memset(fnIdx, 0xff, ((size_t)tab->nfn+1)*sizeof(uint32_t));
   for(k=0; k<nall; k++){
-    const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
+    const fnt_callrec *c = k<closed->n ? &closed->a[ordClosed[k]]
+                                       : &open->a[ordOpen[k-closed->n]];
     if( fnIdx[c->fn]==UINT32_MAX ){ fnIdx[c->fn] = nfn; used[nfn++] = c->fn; }
   }
   agg = fnt_calloc((size_t)nfn+1, sizeof(fnt_calls_agg));
@@ -505,10 +510,10 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   if( nall==0 ){ bounds->t_min = bounds->t_max = 0; bounds->call_min = bounds->call_max = 0; }
 
   fnt_buf_append(out, segMagic, 8);
-  writeCallsGroups(closed->a, closed->n, fnIdx, threads, nthreads, cols, &raw,
+  writeCallsGroups(closed->a, ordClosed, closed->n, fnIdx, threads, nthreads, cols, &raw,
                    &sf, &groups, &extra, &nrg);
   nclosed = nrg;
-  writeCallsGroups(open->a, open->n, fnIdx, threads, nthreads, cols, &raw,
+  writeCallsGroups(open->a, ordOpen, open->n, fnIdx, threads, nthreads, cols, &raw,
                    &sf, &groups, &extra, &nrg);
   /* The stacks of the calls (stacks.c), a chunk after the row groups. */
   if( fnt_calls_stacks_write(closed, stackTab, nall, fnIdx, &stacks) ) goto done;
@@ -574,6 +579,8 @@ done:
   fnt_free(threads);
   fnt_free(fnIdx);
   fnt_free(used);
+  fnt_free(ordClosed);
+  fnt_free(ordOpen);
   fnt_free(agg);
   return rc;
 }
