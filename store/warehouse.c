@@ -108,7 +108,9 @@ static int holdsOtherFiles(const char *dir){
   if( d==0 ) return errno==ENOENT ? 0 : -1;
   while( !other && (de = readdir(d))!=0 ){
     if( strcmp(de->d_name, ".")==0 || strcmp(de->d_name, "..")==0 ) continue;
-    other = 1;
+    /* The marker too: another process may have just made the warehouse
+    ** (concurrent filers of a new one); writing it again is harmless. */
+    other = strcmp(de->d_name, FNT_MARKER)!=0;
     for(i=0; i<NSUBDIRS; i++) if( strcmp(de->d_name, subdirs[i])==0 ) other = 0;
   }
   closedir(d);
