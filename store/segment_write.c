@@ -374,10 +374,14 @@ static void encodeZigzagVarint(const uint64_t *v, size_t n, fnt_buf *raw){
   for(i=0; i<n; i++) fnt_put_varint(raw, fnt_zigzag((int64_t)v[i]));
 }
 
+/* The functions a calls file uses, numbered densely in the order rows
+** first use them: idx[fnt_fntab id] (UINT32_MAX: unused), used[number]. */
+typedef struct fn_numbering { uint32_t *idx, *used, n; } fn_numbering;
+
 /* The rows v[ord[0..m)] into the row group's columns, and the group's
 ** footer entry and chunks. */
 static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
-                            const uint32_t *fnIdx,
+                            fn_numbering *fns,
                             const uint64_t *threads, uint32_t nthreads,
                             uint64_t *cols, fnt_buf *raw, seg_file *file,
                             fnt_buf *footer, fnt_calls_rg *crg){
@@ -400,7 +404,11 @@ static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
     sta[i] = (uint64_t)c->start;
     dur[i] = (uint64_t)d;
     kid[i] = (uint64_t)d - (uint64_t)c->self;   /* 0 for every leaf */
-    fn[i] = fnIdx[c->fn];
+    if( fns->idx[c->fn]==UINT32_MAX ){
+      fns->idx[c->fn] = fns->n;
+      fns->used[fns->n++] = c->fn;
+    }
+    fn[i] = fns->idx[c->fn];
     flg[i] = (uint64_t)c->ended_by | (uint64_t)c->outermost<<2;
     if( c->call_id<cmin ) cmin = c->call_id;
     if( c->call_id>cmax ) cmax = c->call_id;
@@ -432,7 +440,7 @@ static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
 ** FNT_CALLS_RG_ROWS rows; returns how many, and their extra bounds in
 ** crgs (grown). */
 static int writeCallsGroups(const fnt_callrec *v, const uint32_t *ord, size_t n,
-                            const uint32_t *fnIdx,
+                            fn_numbering *fns,
                             const uint64_t *threads, uint32_t nthreads,
                             uint64_t *cols, fnt_buf *raw, seg_file *file,
                             fnt_buf *groups, fnt_buf *extra, uint32_t *nrg){
@@ -441,7 +449,7 @@ static int writeCallsGroups(const fnt_callrec *v, const uint32_t *ord, size_t n,
     size_t m = 1;
     fnt_calls_rg crg;
     while( i+m<n && m<FNT_CALLS_RG_ROWS && v[ord[i+m]].depth==v[ord[i]].depth ) m++;
-    writeCallsGroup(v, ord+i, m, fnIdx, threads, nthreads, cols, raw, file, groups, &crg);
+    writeCallsGroup(v, ord+i, m, fns, threads, nthreads, cols, raw, file, groups, &crg);
     fnt_put_varint(extra, (uint64_t)crg.depth);
     fnt_put_varint(extra, crg.thread_min);
     fnt_put_varint(extra, crg.thread_max);
@@ -462,7 +470,8 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
   fnt_buf stacks = {0}, stacksDesc = {0};
   uint64_t *cols = 0, *threads = 0;
-  uint32_t *fnIdx = 0, *used = 0, nthreads = 0, nfn = 0, nrg = 0, nclosed, i;
+  uint32_t nthreads = 0, nrg = 0, nclosed, i;
+  fn_numbering fns = {0, 0, 0};
   uint32_t *ordClosed = 0, *ordOpen = 0;
   fnt_calls_agg *agg = 0;
   size_t k, nall = closed->n + open->n;
@@ -479,44 +488,39 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   if( fnt_calls_order(closed, threads, nthreads, &ordClosed) ) goto done;
   if( fnt_calls_order(open, threads, nthreads, &ordOpen) ) goto done;
 
-  /* The functions the rows use, renumbered densely. */
-  fnIdx = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
-  used = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
+  /* The functions the rows use, numbered as the row groups meet them. */
+  fns.idx = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
+  fns.used = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
   cols = fnt_malloc(9*(size_t)FNT_CALLS_RG_ROWS*sizeof(uint64_t));
-  if( fnIdx==0 || used==0 || cols==0 ) goto done;
-  memset(fnIdx, 0xff, ((size_t)tab->nfn+1)*sizeof(uint32_t));
-  for(k=0; k<nall; k++){
-    const fnt_callrec *c = k<closed->n ? &closed->a[ordClosed[k]]
-                                       : &open->a[ordOpen[k-closed->n]];
-    if( fnIdx[c->fn]==UINT32_MAX ){ fnIdx[c->fn] = nfn; used[nfn++] = c->fn; }
-  }
-  agg = fnt_calloc((size_t)nfn+1, sizeof(fnt_calls_agg));
+  if( fns.idx==0 || fns.used==0 || cols==0 ) goto done;
+  memset(fns.idx, 0xff, ((size_t)tab->nfn+1)*sizeof(uint32_t));
+
+  fnt_buf_append(out, segMagic, 8);
+  writeCallsGroups(closed->a, ordClosed, closed->n, &fns, threads, nthreads, cols, &raw,
+                   &sf, &groups, &extra, &nrg);
+  nclosed = nrg;
+  writeCallsGroups(open->a, ordOpen, open->n, &fns, threads, nthreads, cols, &raw,
+                   &sf, &groups, &extra, &nrg);
+
+  /* Per function aggregates and the file's bounds, in the replay's order. */
+  agg = fnt_calloc((size_t)fns.n+1, sizeof(fnt_calls_agg));
   if( agg==0 ) goto done;
-  for(k=0; k<closed->n; k++){
-    const fnt_callrec *c = &closed->a[k];
-    uint64_t d = (uint64_t)c->end - (uint64_t)c->start;
-    fnt_calls_agg *a = &agg[fnIdx[c->fn]];
-    a->calls++;
-    a->self = (int64_t)((uint64_t)a->self + (uint64_t)c->self);
-    if( c->outermost ) a->incl = (int64_t)((uint64_t)a->incl + d);
-  }
   for(k=0; k<nall; k++){
     const fnt_callrec *c = k<closed->n ? &closed->a[k] : &open->a[k-closed->n];
+    if( k<closed->n ){
+      fnt_calls_agg *a = &agg[fns.idx[c->fn]];
+      a->calls++;
+      a->self = (int64_t)((uint64_t)a->self + (uint64_t)c->self);
+      if( c->outermost ) a->incl = (int64_t)((uint64_t)a->incl + ((uint64_t)c->end - (uint64_t)c->start));
+    }
     if( c->start<bounds->t_min ) bounds->t_min = c->start;
     if( c->end>bounds->t_max ) bounds->t_max = c->end;
     if( c->call_id<bounds->call_min ) bounds->call_min = c->call_id;
     if( c->call_id>bounds->call_max ) bounds->call_max = c->call_id;
   }
   if( nall==0 ){ bounds->t_min = bounds->t_max = 0; bounds->call_min = bounds->call_max = 0; }
-
-  fnt_buf_append(out, segMagic, 8);
-  writeCallsGroups(closed->a, ordClosed, closed->n, fnIdx, threads, nthreads, cols, &raw,
-                   &sf, &groups, &extra, &nrg);
-  nclosed = nrg;
-  writeCallsGroups(open->a, ordOpen, open->n, fnIdx, threads, nthreads, cols, &raw,
-                   &sf, &groups, &extra, &nrg);
   /* The stacks of the calls (stacks.c), a chunk after the row groups. */
-  if( fnt_calls_stacks_write(closed, stackTab, nall, fnIdx, &stacks) ) goto done;
+  if( fnt_calls_stacks_write(closed, stackTab, nall, fns.idx, &stacks) ) goto done;
   if( stacks.len ) emitChunk(&sf, &stacksDesc, &stacks);
 
   fnt_put_varint(&footer, FNT_FORMAT_VERSION);
@@ -543,9 +547,9 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fnt_put_varint(&footer, 16); fnt_put_u8(&footer, FNT_ENC_DERIVED);
   fnt_put_varint(&footer, nthreads);
   for(i=0; i<nthreads; i++) fnt_put_varint(&footer, threads[i]);
-  fnt_put_varint(&footer, nfn);
-  for(i=0; i<nfn; i++){
-    const fnt_function *f = &tab->fn[used[i]];
+  fnt_put_varint(&footer, fns.n);
+  for(i=0; i<fns.n; i++){
+    const fnt_function *f = &tab->fn[fns.used[i]];
     fnt_put_str(&footer, f->symbol);
     fnt_put_str(&footer, f->stable_id);
     fnt_put_u8(&footer, 0);
@@ -555,7 +559,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   /* The calls section: closed row groups, per-group bounds, aggregates. */
   fnt_put_varint(&footer, nclosed);
   fnt_buf_append(&footer, extra.data, extra.len);
-  for(i=0; i<nfn; i++){
+  for(i=0; i<fns.n; i++){
     fnt_put_varint(&footer, (uint64_t)agg[i].calls);
     fnt_put_varint(&footer, fnt_zigzag(agg[i].incl));
     fnt_put_varint(&footer, fnt_zigzag(agg[i].self));
@@ -577,8 +581,8 @@ done:
   fnt_buf_free(&stacksDesc);
   fnt_free(cols);
   fnt_free(threads);
-  fnt_free(fnIdx);
-  fnt_free(used);
+  fnt_free(fns.idx);
+  fnt_free(fns.used);
   fnt_free(ordClosed);
   fnt_free(ordOpen);
   fnt_free(agg);
