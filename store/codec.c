@@ -193,7 +193,7 @@ int fnt_block_compress(ZSTD_CCtx *zc, const uint8_t *raw, size_t n,
   size_t bound = ZSTD_compressBound(n), z;
   size_t start = out->len;
   if( fnt_buf_reserve(out, bound > n ? bound : n) ) return -1;
-  if( n >= 64 ){
+  if( n >= FNT_ZSTD_MIN && level>=0 ){
     z = zc ? ZSTD_compressCCtx(zc, out->data + start, bound, raw, n, level)
            : ZSTD_compress(out->data + start, bound, raw, n, level);
     /* Keep raw unless zstd saves a tenth: decoding costs more than the

@@ -132,7 +132,10 @@ void fnt_hash128(const void *p, size_t n, uint64_t out[2]);   /* XXH3-128 */
 #define FNT_CODEC_RAW  0
 #define FNT_CODEC_ZSTD 1
 /* `z`: a zstd context reused across a file's chunks (a fresh context per
-** chunk costs more than compressing a small chunk); NULL for a one-off. */
+** chunk costs more than compressing a small chunk); NULL for a one-off.
+** level < 0: stored raw without trying; so is anything below FNT_ZSTD_MIN
+** bytes. */
+#define FNT_ZSTD_MIN 64
 struct ZSTD_CCtx_s;
 int fnt_block_compress(struct ZSTD_CCtx_s *z, const uint8_t *raw, size_t n,
                        fnt_buf *out, int level);

@@ -52,25 +52,49 @@ static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw
 }
 
 /* A file being written, and the zstd context its chunks share. */
+/* Columns (by their place in a row group) whose chunks zstd did not
+** shrink are stored raw for the next few row groups without trying: the
+** varints of start, dur_ns, key and thread never shrink, and trying cost
+** a fifth of filing.  A column that misses again waits longer. */
+#define SEG_SLOTS 16
+#define SEG_SKIP_MAX 32
+
+/* A file being written, and the zstd context its chunks share. */
 typedef struct seg_file {
   fnt_buf *buf;
   ZSTD_CCtx *z;         /* NULL: one context per chunk (out of memory) */
+  uint8_t misses[SEG_SLOTS], skip[SEG_SLOTS];
 } seg_file;
 
 static seg_file segFile(fnt_buf *out){
   seg_file f;
+  memset(&f, 0, sizeof(f));
   f.buf = out;
   f.z = ZSTD_createCCtx();
   return f;
 }
 
-/* Writes raw as a column chunk to `f`, and its descriptor to `meta`. */
-static void emitChunk(seg_file *f, fnt_buf *meta, const fnt_buf *raw){
+/* Writes raw as a column chunk to `f`, and its descriptor to `meta`;
+** `slot` is the column's place in its row group (-1: always try zstd). */
+static void emitChunk(seg_file *f, fnt_buf *meta, const fnt_buf *raw, int slot){
   fnt_buf *file = f->buf;
   size_t start = file->len;
-  int codec;
+  int codec, s = slot>=0 && slot<SEG_SLOTS ? slot : -1;
   if( raw->failed ){ file->failed = 1; return; }
-  codec = fnt_block_compress(f->z, raw->data, raw->len, file, FNT_ZSTD_LEVEL);
+  if( s>=0 && f->skip[s] ){
+    f->skip[s]--;
+    codec = fnt_block_compress(f->z, raw->data, raw->len, file, -1);
+  }else{
+    codec = fnt_block_compress(f->z, raw->data, raw->len, file, FNT_ZSTD_LEVEL);
+    if( s>=0 && raw->len>=FNT_ZSTD_MIN ){
+      if( codec==FNT_CODEC_RAW ){
+        if( f->misses[s]<SEG_SKIP_MAX ) f->misses[s]++;
+        f->skip[s] = (uint8_t)(f->misses[s]*2 < SEG_SKIP_MAX ? f->misses[s]*2 : SEG_SKIP_MAX);
+      }else{
+        f->misses[s] = 0;
+      }
+    }
+  }
   if( codec<0 ){ file->failed = 1; return; }
   fnt_put_varint(meta, start);
   fnt_put_varint(meta, file->len - start);
@@ -295,14 +319,14 @@ int fnt_segment_write_events(const char *repo, const char *commit,
     if( tmin<bounds->t_min ) bounds->t_min = tmin;
     if( tmax>bounds->t_max ) bounds->t_max = tmax;
 
-    raw.len = 0; encodeBitPacked(thr, m, &raw);    emitChunk(&sf, &footer, &raw);
-    raw.len = 0; encodeDelta(seq, m, tmp, &raw);   emitChunk(&sf, &footer, &raw);
-    raw.len = 0; encodeDelta(t, m, tmp, &raw);     emitChunk(&sf, &footer, &raw);
-    raw.len = 0; encodeBitPacked(kind, m, &raw);   emitChunk(&sf, &footer, &raw);
+    raw.len = 0; encodeBitPacked(thr, m, &raw);    emitChunk(&sf, &footer, &raw, 0);
+    raw.len = 0; encodeDelta(seq, m, tmp, &raw);   emitChunk(&sf, &footer, &raw, 1);
+    raw.len = 0; encodeDelta(t, m, tmp, &raw);     emitChunk(&sf, &footer, &raw, 2);
+    raw.len = 0; encodeBitPacked(kind, m, &raw);   emitChunk(&sf, &footer, &raw, 3);
     raw.len = 0;
     if( useStack ) encodeFuncStack(fn, thr, kind, m, &model, nthreads, tmp, &raw);
     else encodeBitPacked(fn, m, &raw);
-    emitChunk(&sf, &footer, &raw);
+    emitChunk(&sf, &footer, &raw, 4);
   }
   rc = finishFile(&sf, &footer);
 done:
@@ -348,7 +372,7 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
         if( info[c].is_text ) fnt_put_str(&raw, v->s);
         else fnt_put_varint(&raw, fnt_zigzag(v->i));
       }
-      emitChunk(&sf, &footer, &raw);
+      emitChunk(&sf, &footer, &raw, c);
     }
   }
   rc = finishFile(&sf, &footer);
@@ -425,15 +449,15 @@ static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
   fnt_put_varint(footer, fnt_zigzag(cmax));
   fnt_put_varint(footer, fnt_zigzag(tmin));
   fnt_put_varint(footer, fnt_zigzag(tmax));
-  raw->len = 0; encodeBitPacked(thr, m, raw);      emitChunk(file, footer, raw);
-  raw->len = 0; encodeDeltaVarint(cid, m, raw);    emitChunk(file, footer, raw);
-  raw->len = 0; encodeDeltaVarint(par, m, raw);    emitChunk(file, footer, raw);
-  raw->len = 0; encodeDeltaVarint(dep, m, raw);    emitChunk(file, footer, raw);
-  raw->len = 0; encodeDeltaVarint(sta, m, raw);    emitChunk(file, footer, raw);
-  raw->len = 0; encodeZigzagVarint(dur, m, raw);   emitChunk(file, footer, raw);
-  raw->len = 0; encodeZigzagVarint(kid, m, raw);   emitChunk(file, footer, raw);
-  raw->len = 0; encodeBitPacked(fn, m, raw);       emitChunk(file, footer, raw);
-  raw->len = 0; encodeBitPacked(flg, m, raw);      emitChunk(file, footer, raw);
+  raw->len = 0; encodeBitPacked(thr, m, raw);      emitChunk(file, footer, raw, 0);
+  raw->len = 0; encodeDeltaVarint(cid, m, raw);    emitChunk(file, footer, raw, 1);
+  raw->len = 0; encodeDeltaVarint(par, m, raw);    emitChunk(file, footer, raw, 2);
+  raw->len = 0; encodeDeltaVarint(dep, m, raw);    emitChunk(file, footer, raw, 3);
+  raw->len = 0; encodeDeltaVarint(sta, m, raw);    emitChunk(file, footer, raw, 4);
+  raw->len = 0; encodeZigzagVarint(dur, m, raw);   emitChunk(file, footer, raw, 5);
+  raw->len = 0; encodeZigzagVarint(kid, m, raw);   emitChunk(file, footer, raw, 6);
+  raw->len = 0; encodeBitPacked(fn, m, raw);       emitChunk(file, footer, raw, 7);
+  raw->len = 0; encodeBitPacked(flg, m, raw);      emitChunk(file, footer, raw, 8);
 }
 
 /* Cuts v[ord[0..n)] into row groups of one depth and at most
@@ -521,7 +545,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   if( nall==0 ){ bounds->t_min = bounds->t_max = 0; bounds->call_min = bounds->call_max = 0; }
   /* The stacks of the calls (stacks.c), a chunk after the row groups. */
   if( fnt_calls_stacks_write(closed, stackTab, nall, fns.idx, &stacks) ) goto done;
-  if( stacks.len ) emitChunk(&sf, &stacksDesc, &stacks);
+  if( stacks.len ) emitChunk(&sf, &stacksDesc, &stacks, -1);
 
   fnt_put_varint(&footer, FNT_FORMAT_VERSION);
   fnt_put_u8(&footer, FNT_TABLE_CALLS);
