@@ -154,24 +154,31 @@ static int isRemoved(const fnt_commit *q, const fnt_entry *e){
       && bsearch(&e->path, q->removed, q->n_removed, sizeof(char*), cmpPath)!=0;
 }
 
+/* 1 when manifest m lists a file the commit drops. */
+static int holdsRemoved(const fnt_commit *q, const fnt_manifest *m){
+  size_t j;
+  for(j=0; q->n_removed>0 && j<m->n; j++) if( isRemoved(q, &m->entries[j]) ) return 1;
+  return 0;
+}
+
 /* Builds the manifest list of snapshot base+1 and writes the one manifest
-** it adds: base's manifests plus one holding the commit's entries `oursM`;
-** once the list is long, the tail of small recent manifests is merged into
-** that one, and when the commit drops files every entry is rewritten
-** without them.  *written gets the new manifest's path, so that a lost
-** race can remove it.  *droppedRows counts the rows dropped. */
+** it adds: base's manifests plus one holding the commit's entries `oursM`.
+** Once the list is long, the tail of small recent manifests is merged into
+** that one; when the commit drops files, the manifests that list them are
+** rewritten into it without them (the others stay as they are).  *written
+** gets the new manifest's path, so that a lost race can remove it.
+** *droppedRows counts the rows dropped. */
 static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
                      const fnt_manifest *oursM, fnt_catalog *cat, char **written,
                      uint64_t *droppedRows){
-  size_t i, j, n = 0, keep = base->n_manifests, total = oursM->n;
+  size_t i, j, n = 0, nKept = 0, keep = base->n_manifests, total = oursM->n;
   fnt_entry *all;
+  char *merge;               /* merge[i]: base's manifest i is rewritten */
   fnt_buf bytes = {0};
   int rc;
   *written = 0;
   *droppedRows = 0;
-  if( q->n_removed ){
-    keep = 0;
-  }else if( base->n_manifests>=MERGE_MANIFESTS ){
+  if( q->n_removed==0 && base->n_manifests>=MERGE_MANIFESTS ){
     /* Merge the tail while it is no bigger than the manifest before it:
     ** sizes then grow geometrically, a list holds O(log n) manifests, and
     ** an entry is rewritten O(log n) times in the warehouse's life rather
@@ -181,23 +188,38 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *
       sum += base->manifests[--keep]->n;
     }
   }
-  cat->manifest_paths = fnt_calloc(keep+1, sizeof(char*));
-  if( cat->manifest_paths==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  for(i=0; i<keep; i++){
-    cat->manifest_paths[i] = fnt_strdup(base->manifests[i]->path);
-    cat->n_manifests = i+1;
-    if( cat->manifest_paths[i]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  merge = fnt_calloc(base->n_manifests+1, 1);
+  cat->manifest_paths = fnt_calloc(base->n_manifests+1, sizeof(char*));
+  if( merge==0 || cat->manifest_paths==0 ){
+    fnt_free(merge);
+    return fnt_err(st, FNT_E_NOMEM, "out of memory");
   }
-  for(i=keep; i<base->n_manifests; i++) total += base->manifests[i]->n;
+  for(i=0; i<base->n_manifests; i++){
+    merge[i] = i>=keep || holdsRemoved(q, base->manifests[i]);
+    if( merge[i] ){
+      total += base->manifests[i]->n;
+      continue;
+    }
+    cat->manifest_paths[nKept] = fnt_strdup(base->manifests[i]->path);
+    if( cat->manifest_paths[nKept]==0 ){
+      fnt_free(merge);
+      return fnt_err(st, FNT_E_NOMEM, "out of memory");
+    }
+    cat->n_manifests = ++nKept;
+  }
   all = fnt_calloc(total+1, sizeof(fnt_entry));
-  if( all==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  for(i=keep; i<base->n_manifests; i++){
-    for(j=0; j<base->manifests[i]->n; j++){
+  if( all==0 ){
+    fnt_free(merge);
+    return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  }
+  for(i=0; i<base->n_manifests; i++){
+    for(j=0; merge[i] && j<base->manifests[i]->n; j++){
       const fnt_entry *e = &base->manifests[i]->entries[j];
       if( isRemoved(q, e) ) *droppedRows += e->rows;
       else all[n++] = *e;
     }
   }
+  fnt_free(merge);
   for(j=0; j<oursM->n; j++) all[n++] = oursM->entries[j];
   rc = fnt_manifest_encode(all, n, &bytes);   /* entries are borrowed */
   fnt_free(all);
@@ -205,9 +227,9 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *
   else rc = writeNewFile(st, FNT_DIR_METADATA, ".fnman", &bytes, written);
   fnt_buf_free(&bytes);
   if( rc ) return rc;
-  cat->manifest_paths[keep] = fnt_strdup(*written);
-  if( cat->manifest_paths[keep]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  cat->n_manifests = keep+1;
+  cat->manifest_paths[nKept] = fnt_strdup(*written);
+  if( cat->manifest_paths[nKept]==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  cat->n_manifests = nKept+1;
   return FNT_OK;
 }
 

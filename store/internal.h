@@ -256,12 +256,14 @@ void fnt_catalog_clear(fnt_catalog *c);
 /* "catalog/v00000000000000000042" */
 void fnt_catalog_name(uint64_t id, char out[64]);
 
-/* A whole metadata file: magic, body, xxh64 trailer.  check_file verifies
-** and returns the body's bounds. */
+/* A whole metadata file: magic, version, body, xxh64 trailer.
+** fnt_meta_check verifies it and returns the body's bounds (after the
+** version) and the version. */
 void fnt_meta_begin(fnt_buf *b, const char magic[8]);
 void fnt_meta_end(fnt_buf *b);
 int fnt_meta_check(fnt_store *st, const char *path, const uint8_t *p,
-                   size_t len, const char magic[8], fnt_rd *body);
+                   size_t len, const char magic[8], fnt_rd *body,
+                   uint64_t *version);
 
 /* ---- snapshot.c */
 struct fnt_snapshot {

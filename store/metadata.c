@@ -25,7 +25,8 @@ void fnt_meta_end(fnt_buf *b){
 }
 
 int fnt_meta_check(fnt_store *st, const char *path, const uint8_t *p,
-                   size_t len, const char magic[8], fnt_rd *body){
+                   size_t len, const char magic[8], fnt_rd *body,
+                   uint64_t *pVersion){
   uint64_t want, version;
   fnt_rd r;
   if( len < 8+1+8 || memcmp(p, magic, 8)!=0 ){
@@ -45,33 +46,189 @@ int fnt_meta_check(fnt_store *st, const char *path, const uint8_t *p,
                    "reads up to %d", path, (unsigned long long)version,
                    FNT_FORMAT_VERSION);
   }
+  *pVersion = version;
+  return FNT_OK;
+}
+
+/* ---- Version 3 (FORMAT.md, "Manifests"): strings by dictionary, file
+** names as 16 bytes, the whole body one zstd block.  The dictionary is a
+** hash table of (pointer, length) slices into the entries being encoded. */
+
+typedef struct dict_slot { const char *s; size_t len; uint64_t idx; } dict_slot;
+typedef struct str_dict {
+  dict_slot *slot;
+  size_t cap, n;
+  fnt_buf out;           /* the strings, in index order, as str */
+} str_dict;
+
+static uint64_t dictIndex(str_dict *d, const char *s, size_t len){
+  uint64_t h = fnt_hash(s, len);
+  size_t i = (size_t)h & (d->cap-1);
+  while( d->slot[i].s ){
+    if( d->slot[i].len==len && memcmp(d->slot[i].s, s, len)==0 ) return d->slot[i].idx;
+    i = (i+1) & (d->cap-1);
+  }
+  d->slot[i].s = s;
+  d->slot[i].len = len;
+  d->slot[i].idx = d->n++;
+  fnt_put_varint(&d->out, (uint64_t)len + 1);
+  fnt_buf_append(&d->out, s, len);
+  return d->slot[i].idx;
+}
+
+static uint64_t dictStr(str_dict *d, const char *s){
+  return dictIndex(d, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* The folder of a path is all before its last '/' (none: ""). */
+static size_t folderLen(const char *path){
+  const char *slash = strrchr(path, '/');
+  return slash && slash>path ? (size_t)(slash - path) : 0;
+}
+
+static int hexDigit(int c){
+  return c>='0' && c<='9' ? c-'0' : c>='a' && c<='f' ? c-'a'+10 : -1;
+}
+
+/* A name of 32 lower-case hex digits followed by `suffix` (every name a
+** writer makes) packs into 16 bytes: 1 when it does. */
+static int packName(const char *name, const char *suffix, uint8_t id[16]){
+  int i;
+  for(i=0; i<32; i++){
+    int h = hexDigit((unsigned char)name[i]);
+    if( h<0 ) return 0;
+    if( i&1 ) id[i/2] |= (uint8_t)h; else id[i/2] = (uint8_t)(h<<4);
+  }
+  return strcmp(name+32, suffix)==0;
+}
+
+/* u8 0 and the 16 bytes of a name that packs, else u8 1 and `whole`. */
+static void putName(fnt_buf *b, const char *name, const char *suffix,
+                    const char *whole){
+  uint8_t id[16];
+  if( packName(name, suffix, id) ){
+    fnt_put_u8(b, 0);
+    fnt_buf_append(b, id, 16);
+  }else{
+    fnt_put_u8(b, 1);
+    fnt_put_str(b, whole);
+  }
+}
+
+/* What putName() wrote: `packed` followed by the name's 32 hex digits and
+** `suffix`, or `plain` followed by the str; a new allocation, NULL
+** (r->ok = 0) when malformed. */
+static char *getName(fnt_rd *r, const char *packed, const char *plain,
+                     const char *suffix){
+  static const char hex[] = "0123456789abcdef";
+  size_t i, np;
+  int form = fnt_get_u8(r), isnull;
+  char *out, *name;
+  if( form==0 && r->ok && r->end - r->p >= 16 ){
+    np = strlen(packed);
+    out = fnt_malloc(np + 32 + strlen(suffix) + 1);
+    if( out==0 ){ r->ok = 0; errno = ENOMEM; return 0; }
+    memcpy(out, packed, np);
+    for(i=0; i<16; i++){
+      out[np+2*i] = hex[r->p[i]>>4];
+      out[np+2*i+1] = hex[r->p[i]&15];
+    }
+    strcpy(out+np+32, suffix);
+    r->p += 16;
+    return out;
+  }
+  if( form!=1 ){ r->ok = 0; return 0; }
+  name = fnt_get_str(r, &isnull);
+  if( name==0 ){ r->ok = 0; return 0; }
+  np = strlen(plain);
+  out = fnt_malloc(np + strlen(name) + 1);
+  if( out==0 ){ fnt_free(name); r->ok = 0; errno = ENOMEM; return 0; }
+  memcpy(out, plain, np);
+  strcpy(out+np, name);
+  fnt_free(name);
+  return out;
+}
+
+/* Appends u8 codec, varint raw length and `raw`, compressed when that
+** pays: the body of a version-3 metadata file. */
+static void putBlock(fnt_buf *out, const fnt_buf *raw){
+  fnt_buf z = {0};
+  int codec;
+  if( raw->failed ){ out->failed = 1; return; }
+  codec = fnt_block_compress(0, raw->data, raw->len, &z, 3);
+  if( codec<0 || z.failed ){ out->failed = 1; fnt_buf_free(&z); return; }
+  fnt_put_u8(out, (uint8_t)codec);
+  fnt_put_varint(out, raw->len);
+  fnt_buf_append(out, z.data, z.len);
+  fnt_buf_free(&z);
+}
+
+/* The block putBlock() wrote, up to the end of `r`: *raw is a new
+** allocation (FNT_E_NOMEM, or FNT_E_CORRUPT when it does not decode). */
+static int getBlock(fnt_rd *r, uint8_t **raw, size_t *n){
+  int codec = fnt_get_u8(r);
+  uint64_t len = fnt_get_varint(r);
+  size_t stored = r->ok ? (size_t)(r->end - r->p) : 0;
+  *raw = 0;
+  *n = 0;
+  /* A manifest compresses well, not beyond this: a larger claim is a lie. */
+  if( !r->ok || len > (uint64_t)stored*4096 + 4096 || len > ((uint64_t)1<<32) ){
+    return FNT_E_CORRUPT;
+  }
+  *raw = fnt_malloc(len ? (size_t)len : 1);
+  if( *raw==0 ) return FNT_E_NOMEM;
+  if( fnt_block_decompress(codec, r->p, stored, *raw, (size_t)len) ){
+    fnt_free(*raw);
+    *raw = 0;
+    return FNT_E_CORRUPT;
+  }
+  r->p = r->end;
+  *n = (size_t)len;
   return FNT_OK;
 }
 
 int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out){
-  size_t i, j;
-  fnt_meta_begin(out, manifestMagic);
-  fnt_put_varint(out, n);
+  str_dict d;
+  fnt_buf ent = {0}, raw = {0};
+  size_t i, j, strs = 1;
+  for(i=0; i<n; i++) strs += 3 + e[i].n_keys;
+  memset(&d, 0, sizeof(d));
+  for(d.cap = 16; d.cap < 2*strs; d.cap *= 2){}
+  d.slot = fnt_calloc(d.cap, sizeof(dict_slot));
+  if( d.slot==0 ) return FNT_E_NOMEM;
+  fnt_put_varint(&ent, n);
   for(i=0; i<n; i++){
-    fnt_put_u8(out, e[i].table);
-    fnt_put_str(out, e[i].path);
-    fnt_put_varint(out, e[i].file_size);
-    fnt_put_varint(out, e[i].rows);
-    fnt_put_str(out, e[i].run_id);
-    fnt_put_str(out, e[i].repo);
-    fnt_put_varint(out, fnt_zigzag(e[i].chunk));
-    fnt_put_varint(out, fnt_zigzag(e[i].seq_min));
-    fnt_put_varint(out, fnt_zigzag(e[i].seq_max));
-    fnt_put_varint(out, fnt_zigzag(e[i].t_min));
-    fnt_put_varint(out, fnt_zigzag(e[i].t_max));
-    fnt_put_varint(out, e[i].snapshot_id);
-    fnt_put_varint(out, e[i].n_keys);
+    size_t fl = folderLen(e[i].path);
+    fnt_put_u8(&ent, e[i].table);
+    fnt_put_varint(&ent, dictIndex(&d, e[i].path, fl));
+    putName(&ent, e[i].path + (fl ? fl+1 : 0), ".fnseg", e[i].path + (fl ? fl+1 : 0));
+    fnt_put_varint(&ent, e[i].file_size);
+    fnt_put_varint(&ent, e[i].rows);
+    fnt_put_varint(&ent, dictStr(&d, e[i].run_id));
+    fnt_put_varint(&ent, dictStr(&d, e[i].repo));
+    fnt_put_varint(&ent, fnt_zigzag(e[i].chunk));
+    fnt_put_varint(&ent, fnt_zigzag(e[i].seq_min));
+    fnt_put_varint(&ent, fnt_zigzag((int64_t)((uint64_t)e[i].seq_max - (uint64_t)e[i].seq_min)));
+    fnt_put_varint(&ent, fnt_zigzag(e[i].t_min));
+    fnt_put_varint(&ent, fnt_zigzag((int64_t)((uint64_t)e[i].t_max - (uint64_t)e[i].t_min)));
+    fnt_put_varint(&ent, e[i].snapshot_id);
+    fnt_put_varint(&ent, e[i].n_keys);
     for(j=0; j<e[i].n_keys; j++){
-      fnt_put_str(out, e[i].keys[j].run_id);
-      fnt_put_varint(out, fnt_zigzag(e[i].keys[j].chunk));
+      fnt_put_varint(&ent, dictStr(&d, e[i].keys[j].run_id));
+      fnt_put_varint(&ent, fnt_zigzag(e[i].keys[j].chunk));
     }
   }
+  fnt_put_varint(&raw, d.n);
+  fnt_buf_append(&raw, d.out.data, d.out.len);
+  fnt_buf_append(&raw, ent.data, ent.len);
+  if( d.out.failed || ent.failed ) raw.failed = 1;
+  fnt_meta_begin(out, manifestMagic);
+  putBlock(out, &raw);
   fnt_meta_end(out);
+  fnt_free(d.slot);
+  fnt_buf_free(&d.out);
+  fnt_buf_free(&ent);
+  fnt_buf_free(&raw);
   return out->failed ? FNT_E_NOMEM : FNT_OK;
 }
 
@@ -114,67 +271,146 @@ void fnt_manifest_free(fnt_manifest *m){
   fnt_free(m);
 }
 
+/* A string of an entry: inline (versions 1, 2) or by dictionary index
+** (version 3), in a new allocation; NULL (r->ok = 0) when malformed. */
+static char *getText(fnt_rd *r, char **dict, uint64_t nDict){
+  int isnull;
+  char *s;
+  if( dict ){
+    uint64_t i = fnt_get_varint(r);
+    if( !r->ok || i>=nDict ){ r->ok = 0; return 0; }
+    s = fnt_strdup(dict[i]);
+    if( s==0 ){ r->ok = 0; errno = ENOMEM; }
+    return s;
+  }
+  s = fnt_get_str(r, &isnull);
+  if( s==0 ) r->ok = 0;
+  return s;
+}
+
+/* A version-3 entry's path: its folder by dictionary, then its name. */
+static char *getPath(fnt_rd *r, char **dict, uint64_t nDict){
+  uint64_t i = fnt_get_varint(r);
+  char prefix[4096];
+  if( !r->ok || i>=nDict || strlen(dict[i])+2 > sizeof(prefix) ){ r->ok = 0; return 0; }
+  snprintf(prefix, sizeof(prefix), "%s%s", dict[i], dict[i][0] ? "/" : "");
+  return getName(r, prefix, prefix, ".fnseg");
+}
+
+/* The entries of a manifest body at r (a version-3 body once unpacked:
+** dict is then its string dictionary) into m. */
+static int decodeEntries(fnt_store *st, const char *path, fnt_rd *r,
+                         char **dict, uint64_t nDict, fnt_manifest *m){
+  uint64_t n = fnt_get_varint(r), i;
+  /* Each entry takes at least 12 bytes: a count beyond that is corrupt. */
+  if( !r->ok || n > (uint64_t)(r->end - r->p)/12 + 1 ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: bad entry count", path);
+  }
+  m->entries = fnt_calloc(n ? (size_t)n : 1, sizeof(fnt_entry));
+  if( m->entries==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
+  for(i=0; i<n && r->ok; i++){
+    fnt_entry *e = &m->entries[i];
+    int isnull;
+    m->n = (size_t)i + 1;
+    e->table = fnt_get_u8(r);
+    e->path = dict ? getPath(r, dict, nDict) : fnt_get_str(r, &isnull);
+    e->file_size = fnt_get_varint(r);
+    e->rows = fnt_get_varint(r);
+    e->run_id = getText(r, dict, nDict);
+    e->repo = getText(r, dict, nDict);
+    e->chunk = fnt_unzigzag(fnt_get_varint(r));
+    e->seq_min = fnt_unzigzag(fnt_get_varint(r));
+    e->seq_max = fnt_unzigzag(fnt_get_varint(r));
+    e->t_min = fnt_unzigzag(fnt_get_varint(r));
+    e->t_max = fnt_unzigzag(fnt_get_varint(r));
+    if( dict ){    /* version 3 stores the spans */
+      e->seq_max = (int64_t)((uint64_t)e->seq_min + (uint64_t)e->seq_max);
+      e->t_max = (int64_t)((uint64_t)e->t_min + (uint64_t)e->t_max);
+    }
+    e->snapshot_id = fnt_get_varint(r);
+    {
+      uint64_t nk = fnt_get_varint(r), k;
+      if( r->ok && nk > (uint64_t)(r->end - r->p)/2 ) r->ok = 0;
+      if( r->ok && nk>0 ){
+        e->keys = fnt_calloc((size_t)nk, sizeof(fnt_key));
+        if( e->keys==0 ) r->ok = 0;
+        for(k=0; k<nk && r->ok; k++){
+          e->keys[k].run_id = getText(r, dict, nDict);
+          e->keys[k].chunk = fnt_unzigzag(fnt_get_varint(r));
+          e->n_keys = (size_t)k+1;
+        }
+      }
+    }
+    if( r->ok && (e->table>=FNT_NTABLES || !e->path || !e->run_id || !e->repo
+              || strstr(e->path, "..")) ){
+      r->ok = 0;
+    }
+  }
+  if( !r->ok || r->p!=r->end ){
+    if( errno==ENOMEM ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
+    return fnt_err(st, FNT_E_CORRUPT, "%s: malformed manifest entry %llu",
+                   path, (unsigned long long)(i ? i-1 : 0));
+  }
+  return FNT_OK;
+}
+
+/* A version-3 body: the block unpacked, its dictionary, its entries. */
+static int decodeV3(fnt_store *st, const char *path, fnt_rd *body,
+                    fnt_manifest *m){
+  uint8_t *raw = 0;
+  size_t n = 0;
+  char **dict = 0;
+  uint64_t nDict = 0, i;
+  fnt_rd r;
+  int rc = getBlock(body, &raw, &n), isnull;
+  if( rc ){
+    return rc==FNT_E_NOMEM ? fnt_err(st, rc, "out of memory reading %s", path)
+         : fnt_err(st, rc, "%s: the manifest's block does not decode", path);
+  }
+  r.p = raw; r.end = raw + n; r.ok = 1;
+  nDict = fnt_get_varint(&r);
+  if( !r.ok || nDict > n ){
+    rc = fnt_err(st, FNT_E_CORRUPT, "%s: bad dictionary size", path);
+    goto done;
+  }
+  dict = fnt_calloc(nDict ? (size_t)nDict : 1, sizeof(char*));
+  if( dict==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path); goto done; }
+  for(i=0; i<nDict && r.ok; i++){
+    dict[i] = fnt_get_str(&r, &isnull);
+    if( dict[i]==0 ) r.ok = 0;
+  }
+  if( !r.ok ){
+    rc = errno==ENOMEM ? fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path)
+       : fnt_err(st, FNT_E_CORRUPT, "%s: malformed dictionary string %llu",
+                 path, (unsigned long long)(i ? i-1 : 0));
+    goto done;
+  }
+  rc = decodeEntries(st, path, &r, dict, nDict, m);
+done:
+  for(i=0; dict && i<nDict; i++) fnt_free(dict[i]);
+  fnt_free(dict);
+  fnt_free(raw);
+  return rc;
+}
+
 int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
                         size_t len, fnt_manifest **out){
   fnt_rd r;
   fnt_manifest *m;
-  uint64_t n, i;
-  int rc = fnt_meta_check(st, path, p, len, manifestMagic, &r), isnull;
+  uint64_t version;
+  int rc = fnt_meta_check(st, path, p, len, manifestMagic, &r, &version);
   *out = 0;
   if( rc ) return rc;
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
-  n = fnt_get_varint(&r);
-  /* Each entry takes at least 12 bytes: a count beyond that is corrupt. */
-  if( !r.ok || n > (uint64_t)(r.end - r.p)/12 + 1 ){
-    return fnt_err(st, FNT_E_CORRUPT, "%s: bad entry count", path);
-  }
   m = fnt_calloc(1, sizeof(*m));
   if( m==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
-  m->entries = fnt_calloc(n ? (size_t)n : 1, sizeof(fnt_entry));
   m->path = fnt_strdup(path);
-  if( m->entries==0 || m->path==0 ){
+  if( m->path==0 ) rc = fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
+  else if( version>=3 ) rc = decodeV3(st, path, &r, m);
+  else rc = decodeEntries(st, path, &r, 0, 0, m);
+  if( rc ){
     fnt_manifest_free(m);
-    return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
-  }
-  for(i=0; i<n && r.ok; i++){
-    fnt_entry *e = &m->entries[i];
-    m->n = (size_t)i + 1;
-    e->table = fnt_get_u8(&r);
-    e->path = fnt_get_str(&r, &isnull);
-    e->file_size = fnt_get_varint(&r);
-    e->rows = fnt_get_varint(&r);
-    e->run_id = fnt_get_str(&r, &isnull);
-    e->repo = fnt_get_str(&r, &isnull);
-    e->chunk = fnt_unzigzag(fnt_get_varint(&r));
-    e->seq_min = fnt_unzigzag(fnt_get_varint(&r));
-    e->seq_max = fnt_unzigzag(fnt_get_varint(&r));
-    e->t_min = fnt_unzigzag(fnt_get_varint(&r));
-    e->t_max = fnt_unzigzag(fnt_get_varint(&r));
-    e->snapshot_id = fnt_get_varint(&r);
-    {
-      uint64_t nk = fnt_get_varint(&r), k;
-      if( r.ok && nk > (uint64_t)(r.end - r.p)/2 ) r.ok = 0;
-      if( r.ok && nk>0 ){
-        e->keys = fnt_calloc((size_t)nk, sizeof(fnt_key));
-        if( e->keys==0 ) r.ok = 0;
-        for(k=0; k<nk && r.ok; k++){
-          e->keys[k].run_id = fnt_get_str(&r, &isnull);
-          e->keys[k].chunk = fnt_unzigzag(fnt_get_varint(&r));
-          e->n_keys = (size_t)k+1;
-          if( r.ok && isnull ) r.ok = 0;
-        }
-      }
-    }
-    if( r.ok && (e->table>=FNT_NTABLES || !e->path || !e->run_id || !e->repo
-              || strstr(e->path, "..")) ){
-      r.ok = 0;
-    }
-  }
-  if( !r.ok || r.p!=r.end ){
-    fnt_manifest_free(m);
-    if( errno==ENOMEM ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
-    return fnt_err(st, FNT_E_CORRUPT, "%s: malformed manifest entry %llu",
-                   path, (unsigned long long)(i ? i-1 : 0));
+    return rc;
   }
   *out = m;
   return FNT_OK;
@@ -197,7 +433,11 @@ int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out){
   fnt_put_varint(out, c->total_files);
   fnt_put_varint(out, c->total_rows);
   fnt_put_varint(out, c->n_manifests);
-  for(i=0; i<c->n_manifests; i++) fnt_put_str(out, c->manifest_paths[i]);
+  for(i=0; i<c->n_manifests; i++){
+    const char *m = c->manifest_paths[i];
+    int inMeta = strncmp(m, FNT_DIR_METADATA "/", sizeof(FNT_DIR_METADATA))==0;
+    putName(out, inMeta ? m + sizeof(FNT_DIR_METADATA) : "", ".fnman", m);
+  }
   fnt_meta_end(out);
   return out->failed ? FNT_E_NOMEM : FNT_OK;
 }
@@ -215,8 +455,8 @@ void fnt_catalog_clear(fnt_catalog *c){
 int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
                        size_t len, fnt_catalog *c){
   fnt_rd r;
-  uint64_t n, i;
-  int isnull, rc = fnt_meta_check(st, path, p, len, catalogMagic, &r);
+  uint64_t n, i, version = 0;
+  int isnull, rc = fnt_meta_check(st, path, p, len, catalogMagic, &r, &version);
   memset(c, 0, sizeof(*c));
   if( rc ) return rc;
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
@@ -237,9 +477,11 @@ int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
       return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
     }
     for(i=0; i<n && r.ok; i++){
-      c->manifest_paths[i] = fnt_get_str(&r, &isnull);
+      c->manifest_paths[i] = version>=3
+          ? getName(&r, FNT_DIR_METADATA "/", "", ".fnman")
+          : fnt_get_str(&r, &isnull);
       c->n_manifests = (size_t)i + 1;
-      if( r.ok && (isnull || strstr(c->manifest_paths[i], "..")) ) r.ok = 0;
+      if( r.ok && (!c->manifest_paths[i] || strstr(c->manifest_paths[i], "..")) ) r.ok = 0;
     }
   }else{
     r.ok = 0;
