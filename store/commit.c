@@ -161,11 +161,11 @@ static int holdsRemoved(const fnt_commit *q, const fnt_manifest *m){
   return 0;
 }
 
-/* Builds the manifest list of snapshot base+1 and writes the one manifest
-** it adds: base's manifests plus one holding the commit's entries `oursM`.
-** Once the list is long, the tail of small recent manifests is merged into
-** that one; when the commit drops files, the manifests that list them are
-** rewritten into it without them (the others stay as they are).  *written
+/* Builds the manifest list of snapshot base+1: base's manifests, and the
+** commit's entries `oursM` in the snapshot file itself.  Once the list is
+** long, the tail of small recent manifests is merged with them into one
+** new manifest; when the commit drops files, the manifests that list them
+** are rewritten into it without them (the others stay as they are).  *written
 ** gets the new manifest's path, so that a lost race can remove it.
 ** *droppedRows counts the rows dropped. */
 static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
@@ -220,6 +220,13 @@ static int buildList(fnt_store *st, const fnt_snapshot *base, const fnt_commit *
     }
   }
   fnt_free(merge);
+  if( n==0 ){
+    /* Nothing merged: the snapshot file holds the commit's entries itself
+    ** (no manifest file, and its fsyncs, per commit). */
+    fnt_free(all);
+    cat->delta = (fnt_manifest*)oursM;     /* borrowed: publish() unsets it */
+    return FNT_OK;
+  }
   for(j=0; j<oursM->n; j++) all[n++] = oursM->entries[j];
   rc = fnt_manifest_encode(all, n, &bytes);   /* entries are borrowed */
   fnt_free(all);
@@ -291,6 +298,7 @@ done:
   fnt_free(target);
   fnt_free(catDir);
   fnt_buf_free(&bytes);
+  cat.delta = 0;                     /* borrowed from the caller */
   fnt_catalog_clear(&cat);
   return rc;
 }

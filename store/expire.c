@@ -158,8 +158,8 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
                          fnt_expire_stats *out){
   fnt_expire_stats stats;
   path_set live = {0, 0, 0}, mans = {0, 0, 0};
-  uint64_t *ids = 0, newest;
-  size_t n = 0, i;
+  uint64_t *ids = 0, newest, lastExpired;
+  size_t n = 0, i, nExpire, kept = 0;
   int64_t now = fnt_now_micros(), cutoffMicros, orphanCutoff;
   int rc;
 
@@ -178,19 +178,59 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   if( rc ) goto done;
   qsort(ids, n, sizeof(uint64_t), cmpId);
 
-  /* 1. Expire old snapshot files, oldest first, never the newest. */
-  for(i=0; i<n && rc==FNT_OK; i++){
+  /* 1. The snapshots to expire: the oldest, committed before the window,
+  ** never the newest. */
+  for(nExpire=0; nExpire<n && rc==FNT_OK; nExpire++){
     fnt_catalog cat;
     int64_t ts;
-    char name[64], *path;
-    if( ids[i]>=newest ) break;
-    rc = fnt_catalog_read(st, ids[i], &cat);   /* its time only */
+    if( ids[nExpire]>=newest ) break;
+    rc = fnt_catalog_read(st, ids[nExpire], &cat);   /* its time only */
     if( rc==FNT_E_NOTFOUND ){ rc = FNT_OK; continue; }   /* another expirer */
     if( rc ) break;
     ts = cat.ts_micros;
     fnt_catalog_clear(&cat);
     if( ts>=cutoffMicros ) break;               /* committed in the window */
+  }
+  if( rc ) goto done;
+
+  /* 2. What the remaining snapshots list is live (listed again, so that a
+  ** snapshot committed meanwhile is seen too: what it lists is what its
+  ** parent, the newest before, lists, or younger files). */
+  lastExpired = nExpire ? ids[nExpire-1] : 0;
+  fnt_free(ids);
+  ids = 0;
+  rc = fnt_catalog_ids(st, &ids, &n);
+  for(i=0; rc==FNT_OK && i<n; i++){
+    if( ids[i]<=lastExpired ) continue;
+    rc = addManifests(st, ids[i], &mans);
+    if( rc==FNT_E_NOTFOUND ) rc = FNT_OK;
+    else kept++;
+  }
+  if( rc==FNT_OK ){
+    qsort(mans.v, mans.n, sizeof(char*), cmpStr);
+    rc = markLive(st, &mans, &live);
+  }
+  if( rc ) goto done;
+  qsort(live.v, live.n, sizeof(char*), cmpStr);
+
+  /* 3. Expire them: readers refuse ids up to the floor from now on; then
+  ** remove their files, but those a retained snapshot lists for the
+  ** entries they hold (FORMAT.md, "Expiring"): a later expiry removes
+  ** those once nothing lists them. */
+  if( lastExpired>fnt_snapshot_floor(st)
+   && fnt_catalog_note(st, "EXPIRED", lastExpired, 1) ){
+    rc = fnt_err(st, FNT_E_IO, "cannot write %s/" FNT_DIR_CATALOG "/EXPIRED: %s",
+                 st->dir, strerror(errno));
+    goto done;
+  }
+  for(i=0; i<n && rc==FNT_OK; i++){
+    char name[64], *path;
+    if( ids[i]>lastExpired ) continue;
     fnt_catalog_name(ids[i], name);
+    if( setHas(&live, name) ){
+      stats.snapshots_expired++;
+      continue;
+    }
     path = fnt_path_join(st, name);
     if( path==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
     if( fnt_io_unlink(path) && errno!=ENOENT ){
@@ -200,26 +240,10 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
     }
     fnt_free(path);
   }
+  stats.snapshots_kept = kept;
   if( rc ) goto done;
 
-  /* 2. What the remaining snapshots list is live (read after the removals
-  ** above, so a snapshot committed meanwhile is seen too). */
-  fnt_free(ids);
-  ids = 0;
-  rc = fnt_catalog_ids(st, &ids, &n);
-  for(i=0; rc==FNT_OK && i<n; i++){
-    rc = addManifests(st, ids[i], &mans);
-    if( rc==FNT_E_NOTFOUND ) rc = FNT_OK;
-  }
-  if( rc==FNT_OK ){
-    qsort(mans.v, mans.n, sizeof(char*), cmpStr);
-    rc = markLive(st, &mans, &live);
-  }
-  if( rc ) goto done;
-  stats.snapshots_kept = n;
-  qsort(live.v, live.n, sizeof(char*), cmpStr);
-
-  /* 3. Remove what nothing lists and is older than the window. */
+  /* 4. Remove what nothing lists and is older than the window. */
   rc = sweep(st, FNT_DIR_DATA, &live, orphanCutoff, &stats);
   if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_METADATA, &live, orphanCutoff, &stats);
   if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_TMP, &live, orphanCutoff, &stats);

@@ -235,6 +235,11 @@ int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out);
 int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
                         size_t len, fnt_manifest **out);
 void fnt_manifest_free(fnt_manifest *m);
+/* Decodes what a snapshot lists as a manifest at `rel` (file bytes from
+** `path`): a manifest, or a snapshot file holding its own entries (format
+** 3), whose entries make the manifest. */
+int fnt_manifest_decode_listed(fnt_store *st, const char *rel, const char *path,
+                               const uint8_t *p, size_t len, fnt_manifest **out);
 
 typedef struct fnt_catalog {
   uint64_t id, parent_id;
@@ -243,6 +248,9 @@ typedef struct fnt_catalog {
   uint64_t added_files, added_rows, total_files, total_rows;
   char **manifest_paths;   /* the manifest list, inline */
   size_t n_manifests;
+  /* Format 3: the entries the snapshot adds itself (its own name is then
+  ** last in manifest_paths), or NULL. */
+  struct fnt_manifest *delta;
   /* Not stored as such: the run a filing filed (snapshot.c reads it from
   ** the summary, or the files the snapshot added), NULL otherwise, and its
   ** chunk (-1 for a profile or none). */
@@ -293,6 +301,12 @@ void fnt_store_caches_free(fnt_store *st);
 int fnt_listed_file_missing(fnt_store *st, const char *path, const char *what);
 /* Records the id a commit just published (best effort). */
 void fnt_snapshot_hint(fnt_store *st, uint64_t id);
+/* The id at and below which snapshots were expired (catalog/EXPIRED; 0
+** when none): their files may stay for the entries newer ones list. */
+uint64_t fnt_snapshot_floor(fnt_store *st);
+/* Writes the decimal `id` to catalog/NAME atomically (durably when
+** `synced`): 0, or -1 with errno. */
+int fnt_catalog_note(fnt_store *st, const char *name, uint64_t id, int synced);
 
 /* ---- scan.c: a scan of exactly these files of the snapshot (all rows, all
 ** columns), for compaction and checks. */

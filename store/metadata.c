@@ -187,7 +187,8 @@ static int getBlock(fnt_rd *r, uint8_t **raw, size_t *n){
   return FNT_OK;
 }
 
-int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out){
+/* The dictionary and entries of a version-3 manifest, as one block. */
+static void putEntries(fnt_buf *out, const fnt_entry *e, size_t n){
   str_dict d;
   fnt_buf ent = {0}, raw = {0};
   size_t i, j, strs = 1;
@@ -195,13 +196,14 @@ int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out){
   memset(&d, 0, sizeof(d));
   for(d.cap = 16; d.cap < 2*strs; d.cap *= 2){}
   d.slot = fnt_calloc(d.cap, sizeof(dict_slot));
-  if( d.slot==0 ) return FNT_E_NOMEM;
+  if( d.slot==0 ){ out->failed = 1; return; }
   fnt_put_varint(&ent, n);
   for(i=0; i<n; i++){
     size_t fl = folderLen(e[i].path);
+    const char *name = e[i].path + (fl ? fl+1 : 0);
     fnt_put_u8(&ent, e[i].table);
     fnt_put_varint(&ent, dictIndex(&d, e[i].path, fl));
-    putName(&ent, e[i].path + (fl ? fl+1 : 0), ".fnseg", e[i].path + (fl ? fl+1 : 0));
+    putName(&ent, name, ".fnseg", name);
     fnt_put_varint(&ent, e[i].file_size);
     fnt_put_varint(&ent, e[i].rows);
     fnt_put_varint(&ent, dictStr(&d, e[i].run_id));
@@ -222,13 +224,17 @@ int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out){
   fnt_buf_append(&raw, d.out.data, d.out.len);
   fnt_buf_append(&raw, ent.data, ent.len);
   if( d.out.failed || ent.failed ) raw.failed = 1;
-  fnt_meta_begin(out, manifestMagic);
   putBlock(out, &raw);
-  fnt_meta_end(out);
   fnt_free(d.slot);
   fnt_buf_free(&d.out);
   fnt_buf_free(&ent);
   fnt_buf_free(&raw);
+}
+
+int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out){
+  fnt_meta_begin(out, manifestMagic);
+  putEntries(out, e, n);
+  fnt_meta_end(out);
   return out->failed ? FNT_E_NOMEM : FNT_OK;
 }
 
@@ -397,7 +403,7 @@ int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
                         size_t len, fnt_manifest **out){
   fnt_rd r;
   fnt_manifest *m;
-  uint64_t version;
+  uint64_t version = 0;
   int rc = fnt_meta_check(st, path, p, len, manifestMagic, &r, &version);
   *out = 0;
   if( rc ) return rc;
@@ -421,7 +427,12 @@ void fnt_catalog_name(uint64_t id, char out[64]){
 }
 
 int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out){
-  size_t i;
+  size_t i, n = c->n_manifests;
+  char self[64];
+  fnt_catalog_name(c->id, self);
+  /* A snapshot's own entries are listed implicitly (the decoder adds its
+  ** own name to the list), never by name. */
+  if( c->delta && n>0 && strcmp(c->manifest_paths[n-1], self)==0 ) n--;
   fnt_meta_begin(out, catalogMagic);
   fnt_put_varint(out, c->id);
   fnt_put_varint(out, c->parent_id);
@@ -432,12 +443,13 @@ int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out){
   fnt_put_varint(out, c->added_rows);
   fnt_put_varint(out, c->total_files);
   fnt_put_varint(out, c->total_rows);
-  fnt_put_varint(out, c->n_manifests);
-  for(i=0; i<c->n_manifests; i++){
+  fnt_put_varint(out, n);
+  for(i=0; i<n; i++){
     const char *m = c->manifest_paths[i];
     int inMeta = strncmp(m, FNT_DIR_METADATA "/", sizeof(FNT_DIR_METADATA))==0;
     putName(out, inMeta ? m + sizeof(FNT_DIR_METADATA) : "", ".fnman", m);
   }
+  if( c->delta ) putEntries(out, c->delta->entries, c->delta->n);
   fnt_meta_end(out);
   return out->failed ? FNT_E_NOMEM : FNT_OK;
 }
@@ -449,6 +461,7 @@ void fnt_catalog_clear(fnt_catalog *c){
   fnt_free(c->run_id);
   for(i=0; i<c->n_manifests; i++) fnt_free(c->manifest_paths[i]);
   fnt_free(c->manifest_paths);
+  fnt_manifest_free(c->delta);
   memset(c, 0, sizeof(*c));
 }
 
@@ -486,10 +499,55 @@ int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
   }else{
     r.ok = 0;
   }
+  if( r.ok && c->operation && version>=3 && r.p!=r.end ){
+    /* The entries this snapshot adds itself: a manifest named after it,
+    ** last in its list. */
+    char self[64], **v;
+    fnt_catalog_name(c->id, self);
+    for(i=0; i<c->n_manifests; i++){
+      if( strcmp(c->manifest_paths[i], self)==0 ) r.ok = 0;
+    }
+    c->delta = r.ok ? fnt_calloc(1, sizeof(fnt_manifest)) : 0;
+    v = c->delta ? fnt_realloc(c->manifest_paths, (c->n_manifests+1)*sizeof(char*)) : 0;
+    if( v ) c->manifest_paths = v;
+    if( r.ok && (v==0 || (c->delta->path = fnt_strdup(self))==0
+              || (v[c->n_manifests] = fnt_strdup(self))==0) ){
+      fnt_catalog_clear(c);
+      return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
+    }
+    if( r.ok ){
+      c->n_manifests++;
+      if( (rc = decodeV3(st, path, &r, c->delta))!=FNT_OK ){
+        fnt_catalog_clear(c);
+        return rc;
+      }
+    }
+  }
   if( !r.ok || r.p!=r.end || !c->operation ){
     fnt_catalog_clear(c);
     if( errno==ENOMEM ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
     return fnt_err(st, FNT_E_CORRUPT, "%s: malformed snapshot file", path);
   }
+  return FNT_OK;
+}
+
+int fnt_manifest_decode_listed(fnt_store *st, const char *rel, const char *path,
+                               const uint8_t *p, size_t len, fnt_manifest **out){
+  fnt_catalog cat;
+  int rc;
+  *out = 0;
+  if( len<8 || memcmp(p, catalogMagic, 8)!=0 ){
+    return fnt_manifest_decode(st, path, p, len, out);
+  }
+  rc = fnt_catalog_decode(st, path, p, len, &cat);
+  if( rc ) return rc;
+  if( cat.delta==0 || strcmp(cat.delta->path, rel)!=0 ){
+    fnt_catalog_clear(&cat);
+    return fnt_err(st, FNT_E_CORRUPT, "%s: is listed as a manifest but does "
+                   "not hold the entries of snapshot %s", path, rel);
+  }
+  *out = cat.delta;
+  cat.delta = 0;
+  fnt_catalog_clear(&cat);
   return FNT_OK;
 }

@@ -105,22 +105,48 @@ int fnt_snapshot_newest_id(fnt_store *st, uint64_t *id){
   return FNT_OK;
 }
 
-void fnt_snapshot_hint(fnt_store *st, uint64_t id){
-  char text[32], tmpName[33], *tmp, *head;
-  int n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)id);
-  char rel[64];
+uint64_t fnt_snapshot_floor(fnt_store *st){
+  char *path = fnt_path_join(st, FNT_DIR_CATALOG "/EXPIRED");
+  uint8_t *data = 0;
+  size_t n = 0;
+  uint64_t id = 0;
+  if( path && fnt_io_read_file(path, &data, &n)==0 && n>0 && n<32 ){
+    data[n] = 0;
+    id = strtoull((char*)data, 0, 10);
+  }
+  fnt_free(data);
+  fnt_free(path);
+  return id;
+}
+
+/* Writes `text` to catalog/NAME through a tmp/ name and rename(): a
+** reader sees the old or the new text, never part of one.  *synced: also
+** fsync it and catalog/. */
+int fnt_catalog_note(fnt_store *st, const char *name, uint64_t id, int synced){
+  char text[32], tmpName[33], rel[64], *tmp, *dst, *dir;
+  int n = snprintf(text, sizeof(text), "%llu\n", (unsigned long long)id), rc = -1;
   fnt_random_name(tmpName);
-  snprintf(rel, sizeof(rel), FNT_DIR_TMP "/head-%s", tmpName);
+  snprintf(rel, sizeof(rel), FNT_DIR_TMP "/%s-%s", name, tmpName);
   tmp = fnt_path_join(st, rel);
-  head = fnt_path_join(st, FNT_DIR_CATALOG "/HEAD");
-  /* Best effort: a lost hint only makes the next reader probe further.  No
-  ** fsync for the same reason. */
-  if( tmp && head ){
-    int fd_ok = fnt_io_write_file(tmp, text, (size_t)n, 1)==0;
-    if( !fd_ok || fnt_io_rename(tmp, head) ) fnt_io_unlink(tmp);
+  snprintf(rel, sizeof(rel), FNT_DIR_CATALOG "/%s", name);
+  dst = fnt_path_join(st, rel);
+  dir = fnt_path_join(st, FNT_DIR_CATALOG);
+  if( tmp && dst && dir ){
+    rc = fnt_io_write_file(tmp, text, (size_t)n, synced);
+    if( rc==0 ) rc = fnt_io_rename(tmp, dst);
+    if( rc ) fnt_io_unlink(tmp);
+    else if( synced ) rc = fnt_io_fsync_dir(dir);
   }
   fnt_free(tmp);
-  fnt_free(head);
+  fnt_free(dst);
+  fnt_free(dir);
+  return rc;
+}
+
+void fnt_snapshot_hint(fnt_store *st, uint64_t id){
+  /* Best effort: a lost hint only makes the next reader probe further.  No
+  ** fsync for the same reason. */
+  fnt_catalog_note(st, "HEAD", id, 0);
 }
 
 /* 1 when snapshot s lists `path` (a manifest of its list, or a file of one). */
@@ -275,7 +301,7 @@ int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out){
     fnt_free(full);
     return rc;
   }
-  rc = fnt_manifest_decode(st, full, data, n, out);
+  rc = fnt_manifest_decode_listed(st, path, full, data, n, out);
   fnt_free(data);
   fnt_free(full);
   if( rc ) return rc;
@@ -429,6 +455,13 @@ int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out){
     *out = s;
     return FNT_OK;
   }
+  /* A snapshot at or below the floor was expired: its file may be kept
+  ** only for the entries it holds, which newer snapshots list. */
+  if( id<=fnt_snapshot_floor(st) ){
+    rc = fnt_err(st, FNT_E_NOTFOUND, "snapshot %llu not found (expired)",
+                 (unsigned long long)id);
+    goto done;
+  }
   rc = fnt_catalog_read(st, id, &s->cat);
   if( rc ) goto done;
   s->manifests = fnt_calloc(s->cat.n_manifests+1, sizeof(fnt_manifest*));
@@ -500,14 +533,15 @@ static int cmpIdDesc(const void *a, const void *b){
 int fnt_snapshot_list(fnt_store *st,
                       int (*cb)(void *ctx, const fnt_snapshot_info *info),
                       void *ctx){
-  uint64_t *ids = 0;
+  uint64_t *ids = 0, expiredTo;
   size_t n = 0, i;
   int rc;
   if( st==0 || cb==0 ) return FNT_E_MISUSE;
   fnt_err_clear(st);
+  expiredTo = fnt_snapshot_floor(st);
   rc = fnt_catalog_ids(st, &ids, &n);
   if( rc==FNT_OK ) qsort(ids, n, sizeof(*ids), cmpIdDesc);
-  for(i=0; rc==FNT_OK && i<n; i++){
+  for(i=0; rc==FNT_OK && i<n && ids[i]>expiredTo; i++){
     fnt_snapshot s;
     fnt_snapshot_info info;
     memset(&s, 0, sizeof(s));

@@ -109,6 +109,8 @@ typedef struct checker {
   path_set snapMan;          /* the manifests of the snapshot being checked */
   path_set expired;          /* unreferenced files of expired snapshots */
   uint64_t oldest;           /* the oldest retained snapshot id */
+  struct timespec oldest_mtime;   /* when that snapshot was committed */
+  int has_oldest_mtime;
   uint64_t strays[3];        /* unreferenced files by origin (stray_origin) */
   uint64_t segments, manifests, snapshots, bytes, rows;
 } checker;
@@ -222,7 +224,7 @@ static void checkManifest(checker *c, const char *rel, int verify){
     if( verify ) problem(c, rel, "listed manifest cannot be read: %s", strerror(errno));
     return;
   }
-  if( fnt_manifest_decode(c->st, rel, data, n, &m) ){
+  if( fnt_manifest_decode_listed(c->st, rel, rel, data, n, &m) ){
     if( verify ) problem(c, rel, "%s", why(c));
     fnt_free(data);
     return;
@@ -323,7 +325,8 @@ static uint64_t *listCatalog(checker *c, size_t *nOut, path_set *odd){
     const char *nm = e->d_name;
     char *end;
     unsigned long long id;
-    if( strcmp(nm, ".")==0 || strcmp(nm, "..")==0 || strcmp(nm, "HEAD")==0 ) continue;
+    if( strcmp(nm, ".")==0 || strcmp(nm, "..")==0 || strcmp(nm, "HEAD")==0
+     || strcmp(nm, "EXPIRED")==0 ) continue;
     if( nm[0]=='v' && strlen(nm)==21 && strspn(nm+1, "0123456789")==20 ){
       id = strtoull(nm+1, &end, 10);
       if( n==cap ){
@@ -401,13 +404,26 @@ static void findExpired(checker *c){
   setSort(&c->expired);
 }
 
-static stray_origin strayOrigin(const checker *c, const char *rel){
+/* A segment that an expired snapshot file listed itself (format 3) is
+** known by its age only: written before the oldest retained snapshot was
+** committed.  (A commit that failed before then looks the same; expire
+** treats both alike.) */
+static int olderThanRetained(const checker *c, const struct stat *sb){
+  return c->has_oldest_mtime
+      && (sb->st_mtim.tv_sec < c->oldest_mtime.tv_sec
+          || (sb->st_mtim.tv_sec==c->oldest_mtime.tv_sec
+              && sb->st_mtim.tv_nsec < c->oldest_mtime.tv_nsec));
+}
+
+static stray_origin strayOrigin(const checker *c, const char *rel,
+                                const struct stat *sb){
+  int isData = strncmp(rel, FNT_DIR_DATA "/", sizeof(FNT_DIR_DATA))==0;
   if( strncmp(rel, FNT_DIR_TMP "/", sizeof(FNT_DIR_TMP))==0 ) return STRAY_FAILED;
-  if( !isStoreName(rel, strncmp(rel, FNT_DIR_DATA "/", sizeof(FNT_DIR_DATA))==0
-                        ? ".fnseg" : ".fnman") ){
-    return STRAY_FOREIGN;
+  if( !isStoreName(rel, isData ? ".fnseg" : ".fnman") ) return STRAY_FOREIGN;
+  if( setHas(&c->expired, rel) || (isData && olderThanRetained(c, sb)) ){
+    return STRAY_EXPIRED;
   }
-  return setHas(&c->expired, rel) ? STRAY_EXPIRED : STRAY_FAILED;
+  return STRAY_FAILED;
 }
 
 /* Lists, recursively, the files under `rel` that nothing references. */
@@ -429,7 +445,7 @@ static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *by
       if( S_ISDIR(sb.st_mode) ){
         listStray(c, child, count, bytes);
       }else if( !setHas(&c->referenced, child) ){
-        stray_origin o = strayOrigin(c, child);
+        stray_origin o = strayOrigin(c, child, &sb);
         if( cli_g.quiet ){
           /* -q: problems only */
         }else if( cli_g.json ){
@@ -523,7 +539,23 @@ int cmd_check(int argc, char **argv){
     return 1;
   }
   ids = listCatalog(&c, &nIds, &odd);
-  c.oldest = nIds ? ids[0] : 0;
+  {
+    /* Snapshot files at or below the expiry floor are kept only for the
+    ** entries newer ones list: not retained snapshots. */
+    uint64_t expiredTo = fnt_snapshot_floor(c.st);
+    char rel[64], *cf;
+    struct stat sb;
+    size_t k = 0;
+    while( k<nIds && ids[k]<=expiredTo ) k++;
+    c.oldest = k<nIds ? ids[k] : 0;
+    fnt_catalog_name(c.oldest, rel);
+    cf = k<nIds ? fnt_path_join(c.st, rel) : 0;
+    if( cf && stat(cf, &sb)==0 ){
+      c.oldest_mtime = sb.st_mtim;
+      c.has_oldest_mtime = 1;
+    }
+    fnt_free(cf);
+  }
   /* Verify the newest (or all), and collect the references of every
   ** retained snapshot, so that none of their files counts as stray. */
   for(i=nIds; i>0; i--){

@@ -66,8 +66,12 @@ fnt check -w "$tmp/nowhere" >/dev/null 2>&1 && bad "a missing warehouse passes" 
 
 # --- damage, each in a fresh copy ------------------------------------------
 seg=$(cd "$wh" && find data -name '*.fnseg' -path '*fn_trace_events*' | sort | sed -n 1p)
-man=$(cd "$wh" && ls metadata/*.fnman | sed -n 1p)
 cat_=$(cd "$wh" && ls catalog/v* | sort | tail -1)
+# Four commits make no manifest file (format 3: each snapshot file holds
+# the entries it adds, and the newest lists the older ones for them).
+held=$(cd "$wh" && ls catalog/v* | sort | head -1)
+[ -z "$(ls "$wh/metadata" 2>/dev/null)" ] && ok "four commits wrote no manifest file" \
+  || bad "manifest files after four commits: $(ls "$wh/metadata")"
 flip() {   # flip FILE OFFSET: xor one byte with 0x20
   python3 - "$1" "$2" <<'PY'
 import sys
@@ -97,7 +101,7 @@ damaged "segment, a byte of a column chunk"  "$seg" first
 damaged "segment, a byte of its footer"      "$seg" footer
 damaged "segment, truncated"                 "$seg" chop
 damaged "segment, removed"                   "$seg" gone
-damaged "manifest, a byte flipped"           "$man" mid
+damaged "entries held by a snapshot file, a byte flipped" "$held" mid
 damaged "catalog, a byte flipped"            "$cat_" mid
 damaged "catalog, truncated"                 "$cat_" chop
 
@@ -115,7 +119,7 @@ rc=0; out=$(fnt check -w "$tmp/copy" --all 2>&1) || rc=$?
 nstray=$(echo "$out" | grep -c "^unreferenced " || true)
 if [ $rc -eq 0 ] && [ "$nstray" -eq $((after - before + 1)) ] \
    && echo "$out" | grep -q "^unreferenced $tmp/copy/tmp/left-over (14 bytes): left by a failed or crashed commit$" \
-   && echo "$out" | grep "^unreferenced" | grep -q "/metadata/.*\.fnman ([0-9]* bytes): left by a failed or crashed commit$" \
+   && echo "$out" | grep "^unreferenced" | grep -q "/tmp/.*\.fncat ([0-9]* bytes): left by a failed or crashed commit$" \
    && echo "$out" | grep "^unreferenced" | grep -q "/data/.*\.fnseg ([0-9]* bytes): left by a failed or crashed commit$" \
    && [ "$(echo "$out" | grep "^unreferenced" | grep -vc "left by a failed or crashed commit$")" = 0 ] \
    && echo "$out" | grep -q "($nstray of failed or crashed commits, 0 of expired snapshots, 0 foreign): sound$"; then

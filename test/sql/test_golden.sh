@@ -2,8 +2,9 @@
 # test_golden.sh -- a reader of today reads yesterday's files: the warehouse
 # in test/golden/warehouse-v1 (format 1: two chunks merged by compaction,
 # two profiles, no catalog/HEAD) must read exactly as
-# test/golden/warehouse-v1.expected, pass `fnt check`, and keep filing
-# idempotent.  Never regenerate the golden files to make this pass: a
+# test/golden/warehouse-v1.expected, pass `fnt check`, keep filing
+# idempotent, and accept new commits (format-3 metadata beside format-1
+# files: filing, compaction, check, expire).  Never regenerate the golden files to make this pass: a
 # change of format gets a new version and a new golden warehouse beside.
 set -euo pipefail
 : "${FNT_BUILD:?FNT_BUILD must name the build folder}"
@@ -40,6 +41,36 @@ if [ "$got" = "0|0" ]; then
   echo "ok   chunks merged by compaction are still 'already filed'"
 else
   echo "FAIL refiling gave '$got'"; fail=1
+fi
+# New commits on the old warehouse: a new run filed (its manifest and
+# snapshot file are format 3, the old manifests stay listed as they are),
+# then compacted (which rewrites old entries into a format-3 manifest).
+sed 's/run-2026-12-02-0001/run-new-0001/' "$golden/chunk0.json" > "$tmp/new0.json"
+sed 's/run-2026-12-02-0001/run-new-0001/' "$golden/chunk1.json" > "$tmp/new1.json"
+got=$(printf "SELECT fnt_file_chunk(readfile('%s')), fnt_file_chunk(readfile('%s'));
+SELECT count(*) FROM fn_trace_events WHERE run_id='run-new-0001';
+SELECT count(*) FROM fn_trace_events WHERE run_id='run-2026-12-02-0001';\n" \
+        "$tmp/new0.json" "$tmp/new1.json" | sql | tr '\n' ' ')
+old=$(grep -c '' "$tmp/got")
+versions() {   # the format version of each metadata file, as "magic:version"
+  for f in "$tmp"/wh/metadata/*.fnman "$tmp"/wh/catalog/v*; do
+    printf '%s:%d\n' "$(head -c 8 "$f")" "$(od -An -tu1 -j8 -N1 "$f")"
+  done | sort | uniq -c | tr -s ' ' | tr '\n' ';'
+}
+if [ "$got" = "1|1 6 6 " ] && versions | grep -q 'FNTMANI1:1' && versions | grep -q 'FNTMANI1:3' \
+   && versions | grep -q 'FNTCATL1:3' && "$FNT_BUILD/fnt" check --warehouse "$tmp/wh" >/dev/null 2>&1; then
+  echo "ok   new commits on the format-1 warehouse: $(versions)"
+else
+  echo "FAIL filing into the format-1 warehouse gave '$got', $(versions)"; fail=1
+fi
+"$FNT_BUILD/fnt" -q compact --warehouse "$tmp/wh" >/dev/null
+sql < "$golden/queries.sql" > "$tmp/after"
+if "$FNT_BUILD/fnt" check --warehouse "$tmp/wh" > "$tmp/check" 2>&1 \
+   && [ "$(grep -c 'run-2026-12-02-0001' "$tmp/after")" = "$(grep -c 'run-2026-12-02-0001' "$tmp/got")" ] \
+   && [ "$(grep -c '' "$tmp/after")" -gt "$old" ]; then
+  echo "ok   compacted after the new commits, reads the old run as before, fnt check clean"
+else
+  echo "FAIL after compaction"; cat "$tmp/check"; diff "$tmp/got" "$tmp/after" | head; fail=1
 fi
 if [ $fail -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 exit $fail

@@ -80,8 +80,17 @@ int main(void){
   CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
   t_chunk_make(&t, "repo", "run", 0, 1, 40000, 4, 0, 3);
   CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
-  CHECK_RC(st, fnt_file_profile(st, &prof), 1);
   t_chunk_free(&t);
+  /* 16 more small runs: the list is merged into a manifest file once, and
+  ** the newest snapshot file holds its own entries (format 3). */
+  for(k=0; k<16; k++){
+    char run[32];
+    snprintf(run, sizeof(run), "small-%02d", k);
+    t_chunk_make(&t, "repo", run, 0, 1, 50, 1, 0, (unsigned)k);
+    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
+    t_chunk_free(&t);
+  }
+  CHECK_RC(st, fnt_file_profile(st, &prof), 1);
   fnt_close(st);
   good = readAll(dir, &err, msg, sizeof(msg));
   CHECK_EQ_INT(err, 0);
