@@ -20,6 +20,11 @@
 #include "internal.h"   /* the I/O fault-injection hook */
 #include "util_test.h"
 
+/* Snapshots before the commit under test: 1 (the commit's snapshot file
+** holds its entries), or 16 (it merges the list into a manifest file). */
+static int g_prior = 1;
+static char g_template[1024];  /* the warehouse prepare() copies */
+
 /* Counts the rows of a table (optionally of one run) in the newest snapshot;
 ** -1 on error. */
 static long countRows(fnt_store *st, fnt_table t, const char *run){
@@ -49,9 +54,9 @@ static uint64_t snapshotId(fnt_store *st){
   return info.id;
 }
 
-/* After a failed or crashed commit of `t` on top of one committed chunk:
-** the warehouse is at snapshot 1 or 2 with consistent rows, and filing again
-** leaves exactly one copy. */
+/* After a failed or crashed commit of `t` on top of g_prior committed
+** chunks: the warehouse is at snapshot g_prior or g_prior+1 with
+** consistent rows, and filing again leaves exactly one copy. */
 static void checkRecovered(const char *dir, t_chunk *t, long step){
   fnt_store *st = 0;
   uint64_t id;
@@ -61,14 +66,15 @@ static void checkRecovered(const char *dir, t_chunk *t, long step){
   id = snapshotId(st);
   runs = countRows(st, FNT_TABLE_RUNS, "r2");
   events = countRows(st, FNT_TABLE_EVENTS, "r2");
-  if( !(id==1 && runs==0 && events==0) && !(id==2 && runs==1 && events==(long)t->c.n_events) ){
+  if( !(id==(uint64_t)g_prior && runs==0 && events==0)
+   && !(id==(uint64_t)g_prior+1 && runs==1 && events==(long)t->c.n_events) ){
     fprintf(stderr, "step %ld: snapshot %llu with %ld run rows, %ld events\n",
             step, (unsigned long long)id, runs, events);
     t_failures++;
   }
   CHECK_EQ_INT(countRows(st, FNT_TABLE_EVENTS, "r1"), 1000);
   rc = fnt_file_chunk(st, &t->c);
-  if( rc!=(id==1 ? 1 : 0) ){
+  if( rc!=(id==(uint64_t)g_prior ? 1 : 0) ){
     fprintf(stderr, "step %ld: retry returned %d (%s)\n", step, rc, fnt_errmsg(st));
     t_failures++;
   }
@@ -77,15 +83,36 @@ static void checkRecovered(const char *dir, t_chunk *t, long step){
   fnt_close(st);
 }
 
+
 static void prepare(const char *dir){
+  static int tmplPrior;
+  char *tmpl = g_template;
+  char cmd[3000];
   fnt_store *st = 0;
   t_chunk a;
+  int k;
+  if( tmplPrior!=g_prior ){
+    /* Made once per g_prior, then copied: filing 16 chunks per step would
+    ** make the test slow. */
+    snprintf(tmpl, sizeof(g_template), "%s", t_scratch_dir("crash-template"));
+    t_remove_tree(tmpl);
+    CHECK_RC(st, fnt_open(tmpl, FNT_OPEN_CREATE, &st), FNT_OK);
+    t_chunk_make(&a, "repo", "r1", 0, 1, 1000, 2, 0, 5);
+    CHECK_RC(st, fnt_file_chunk(st, &a.c), 1);
+    t_chunk_free(&a);
+    for(k=1; k<g_prior; k++){
+      char run[16];
+      snprintf(run, sizeof(run), "p%02d", k);
+      t_chunk_make(&a, "repo", run, 0, 1, 20, 1, 0, (unsigned)k);
+      CHECK_RC(st, fnt_file_chunk(st, &a.c), 1);
+      t_chunk_free(&a);
+    }
+    fnt_close(st);
+    tmplPrior = g_prior;
+  }
   t_remove_tree(dir);
-  CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
-  t_chunk_make(&a, "repo", "r1", 0, 1, 1000, 2, 0, 5);
-  CHECK_RC(st, fnt_file_chunk(st, &a.c), 1);
-  t_chunk_free(&a);
-  fnt_close(st);
+  snprintf(cmd, sizeof(cmd), "cp -a '%s' '%s'", tmpl, dir);
+  CHECK(system(cmd)==0);
 }
 
 static const unsigned kAllOps = FNT_IO_OPEN|FNT_IO_WRITE|FNT_IO_FSYNC|FNT_IO_LINK
@@ -179,10 +206,13 @@ static void testCrashes(int powerLoss){
     checkRecovered(dir, &t, n);
   }
   CHECK_EQ_INT(crashed, steps);
-  printf("%s at each of %ld commit steps; every time the warehouse was at "
-         "the old or new snapshot and the retry filed once\n",
+  printf("%s at each of %ld commit steps (%d snapshots before: %s); every "
+         "time the warehouse was at the old or new snapshot and the retry "
+         "filed once\n",
          powerLoss ? "power lost (unsynced data and names dropped)"
-                   : "a writer killed", steps);
+                   : "a writer killed", steps, g_prior,
+         g_prior>=16 ? "the commit merges the list into a manifest"
+                     : "the snapshot file holds the commit's entries");
   t_chunk_free(&t);
   t_remove_tree(dir);
 }
@@ -275,6 +305,11 @@ int main(void){
   testFaults();
   testCrashes(0);
   testCrashes(1);
+  g_prior = 16;
+  testCrashes(0);
+  testCrashes(1);
+  g_prior = 1;
   testConcurrentWriters();
+  t_remove_tree(g_template);
   return t_finish("test_store_crash");
 }

@@ -2,8 +2,10 @@
 ** test_store_expire.c -- fnt_expire_snapshots keeps the newest snapshot and
 ** the recent ones, removes only files no remaining snapshot lists and that
 ** are old enough (a young unlisted file may be a commit in flight), and
-** leaves every table reading the same.
+** leaves every table reading the same; snapshot files that newer ones
+** list for their entries (format 3) are expired but kept until unlisted.
 */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -33,14 +35,85 @@ static void ageFiles(const char *dir){
   CHECK(system(cmd)==0);
 }
 
-static long countFiles(const char *dir, const char *sub){
-  char cmd[1024];
+/* The number a shell command prints. */
+static long commandNumber(const char *cmd){
   long n = -1;
-  FILE *f;
-  snprintf(cmd, sizeof(cmd), "find '%s/%s' -type f | wc -l", dir, sub);
-  f = popen(cmd, "r");
+  FILE *f = popen(cmd, "r");
   if( f ){ if( fscanf(f, "%ld", &n)!=1 ) n = -1; pclose(f); }
   return n;
+}
+
+static long countFiles(const char *dir, const char *sub){
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "find '%s/%s' -type f | wc -l", dir, sub);
+  return commandNumber(cmd);
+}
+
+/* The snapshot files in catalog/ (not HEAD, not EXPIRED). */
+static long countSnapshotFiles(const char *dir){
+  char cmd[1024];
+  snprintf(cmd, sizeof(cmd), "find '%s/catalog' -type f -name 'v*' | wc -l", dir);
+  return commandNumber(cmd);
+}
+
+static int countSnapshot(void *ctx, const fnt_snapshot_info *info){
+  (void)info;
+  ++*(long*)ctx;
+  return 0;
+}
+
+/* Format 3: a snapshot file holds the entries its commit added, and newer
+** snapshots list it for them.  Expiring it makes it unreadable and
+** unlisted at once, but its file stays until no retained snapshot lists
+** it (once a merge has rewritten its entries into a manifest). */
+static void testHeldSnapshotFiles(void){
+  const char *dir = t_scratch_dir("expire-held");
+  fnt_store *st = 0;
+  fnt_expire_stats es;
+  fnt_snapshot *s;
+  long events, listed = 0;
+  int k;
+  CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
+  for(k=0; k<3; k++){
+    t_chunk t;
+    char run[16];
+    snprintf(run, sizeof(run), "held-%d", k);
+    t_chunk_make(&t, "repo", run, 0, 1, 100, 1, 0, (unsigned)k);
+    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
+    t_chunk_free(&t);
+  }
+  CHECK_EQ_INT(countFiles(dir, "metadata"), 0);      /* no manifest file yet */
+  events = countRows(st, FNT_TABLE_EVENTS);
+  CHECK_EQ_INT(events, 300);
+  sleep(2);
+  CHECK_RC(st, fnt_expire_snapshots(st, 1, &es), FNT_OK);
+  CHECK_EQ_INT(es.snapshots_expired, 2);
+  CHECK_EQ_INT(es.snapshots_kept, 1);
+  CHECK_EQ_INT(countSnapshotFiles(dir), 3); /* held for their entries */
+  CHECK_RC(st, fnt_snapshot_at(st, 1, &s), FNT_E_NOTFOUND);
+  CHECK_RC(st, fnt_snapshot_at(st, 2, &s), FNT_E_NOTFOUND);
+  CHECK_RC(st, fnt_snapshot_list(st, countSnapshot, &listed), FNT_OK);
+  CHECK_EQ_INT(listed, 1);
+  fnt_close(st);
+  CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
+  CHECK_EQ_INT(countRows(st, FNT_TABLE_EVENTS), events);
+  /* 14 more commits: the list reaches 16 and is merged into a manifest;
+  ** then nothing lists the held files and expiry removes them. */
+  for(k=3; k<17; k++){
+    t_chunk t;
+    char run[16];
+    snprintf(run, sizeof(run), "held-%d", k);
+    t_chunk_make(&t, "repo", run, 0, 1, 100, 1, 0, (unsigned)k);
+    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
+    t_chunk_free(&t);
+  }
+  CHECK_EQ_INT(countFiles(dir, "metadata"), 1);
+  CHECK_RC(st, fnt_expire_snapshots(st, 0, &es), FNT_OK);
+  CHECK_EQ_INT(es.snapshots_expired, 16);
+  CHECK_EQ_INT(countSnapshotFiles(dir), 1);
+  CHECK_EQ_INT(countRows(st, FNT_TABLE_EVENTS), 1700);
+  fnt_close(st);
+  t_remove_tree(dir);
 }
 
 int main(void){
@@ -109,5 +182,6 @@ int main(void){
   CHECK_EQ_INT(countRows(st, FNT_TABLE_EVENTS), events);
   fnt_close(st);
   t_remove_tree(dir);
+  testHeldSnapshotFiles();
   return t_finish("test_store_expire");
 }
