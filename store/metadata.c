@@ -7,6 +7,7 @@
 */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -426,6 +427,22 @@ void fnt_catalog_name(uint64_t id, char out[64]){
   snprintf(out, 64, FNT_DIR_CATALOG "/v%020llu", (unsigned long long)id);
 }
 
+/* The id of a snapshot file's name (catalog/v + 20 digits), else 0. */
+static uint64_t snapshotFileId(const char *path){
+  static const char prefix[] = FNT_DIR_CATALOG "/v";
+  const char *d = path + sizeof(prefix) - 1;
+  if( strncmp(path, prefix, sizeof(prefix)-1)!=0 || strlen(d)!=20
+   || strspn(d, "0123456789")!=20 ){
+    return 0;
+  }
+  {
+    uint64_t id = strtoull(d, 0, 10);
+    char name[64];
+    fnt_catalog_name(id, name);
+    return strcmp(name, path)==0 ? id : 0;   /* beyond 2^64: plain */
+  }
+}
+
 int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out){
   size_t i, n = c->n_manifests;
   char self[64];
@@ -447,7 +464,13 @@ int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out){
   for(i=0; i<n; i++){
     const char *m = c->manifest_paths[i];
     int inMeta = strncmp(m, FNT_DIR_METADATA "/", sizeof(FNT_DIR_METADATA))==0;
-    putName(out, inMeta ? m + sizeof(FNT_DIR_METADATA) : "", ".fnman", m);
+    uint64_t id = snapshotFileId(m);
+    if( id ){                  /* another snapshot file, for its entries */
+      fnt_put_u8(out, 2);
+      fnt_put_varint(out, id);
+    }else{
+      putName(out, inMeta ? m + sizeof(FNT_DIR_METADATA) : "", ".fnman", m);
+    }
   }
   if( c->delta ) putEntries(out, c->delta->entries, c->delta->n);
   fnt_meta_end(out);
@@ -490,9 +513,19 @@ int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
       return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
     }
     for(i=0; i<n && r.ok; i++){
-      c->manifest_paths[i] = version>=3
-          ? getName(&r, FNT_DIR_METADATA "/", "", ".fnman")
-          : fnt_get_str(&r, &isnull);
+      if( version>=3 && r.ok && r.p<r.end && r.p[0]==2 ){
+        uint64_t id;
+        r.p++;
+        id = fnt_get_varint(&r);
+        c->manifest_paths[i] = fnt_malloc(64);
+        if( c->manifest_paths[i] ) fnt_catalog_name(id, c->manifest_paths[i]);
+        else errno = ENOMEM;
+        if( id==0 ) r.ok = 0;
+      }else{
+        c->manifest_paths[i] = version>=3
+            ? getName(&r, FNT_DIR_METADATA "/", "", ".fnman")
+            : fnt_get_str(&r, &isnull);
+      }
       c->n_manifests = (size_t)i + 1;
       if( r.ok && (!c->manifest_paths[i] || strstr(c->manifest_paths[i], "..")) ) r.ok = 0;
     }

@@ -105,7 +105,8 @@ typedef struct snap_figures {
   ** the last 100 snapshots (chunks/s), metadata and data bytes on disk, a
   ** reader's RSS after following every snapshot, expire and check */
   double rate_first, rate_last;
-  double meta_bytes, data_bytes;
+  double meta_bytes, data_bytes;            /* disk blocks */
+  double meta_file_bytes, data_file_bytes;  /* file sizes */
   long follow_rss_kb;
   double follow_s, expire_s, check_s;
   long expire_rss_kb;
@@ -1396,17 +1397,24 @@ static int queryRun(bench *b, int sys, sys_result *r){
 /* ------------------------------------------------------------------------
 ** Bytes on disk: what du counts (allocated blocks) under a folder.
 */
-static uint64_t duTotal;
+static uint64_t duTotal, duFileBytes;
 static int duVisit(const char *p, const struct stat *sb, int flag, struct FTW *f){
   (void)p; (void)f;
-  if( flag==FTW_F ) duTotal += (uint64_t)sb->st_blocks * 512;
+  if( flag==FTW_F ){
+    duTotal += (uint64_t)sb->st_blocks * 512;
+    duFileBytes += (uint64_t)sb->st_size;
+  }
   return 0;
 }
-static double du(const char *dir){
-  duTotal = 0;
+/* The disk blocks of the files under dir; *fileBytes (when not NULL) adds
+** their sizes (what was written, without the file system's rounding). */
+static double du2(const char *dir, double *fileBytes){
+  duTotal = duFileBytes = 0;
   nftw(dir, duVisit, 16, FTW_PHYS);
+  if( fileBytes ) *fileBytes += (double)duFileBytes;
   return (double)duTotal;
 }
+static double du(const char *dir){ return du2(dir, 0); }
 static int rmVisit(const char *p, const struct stat *sb, int flag, struct FTW *f){
   (void)sb; (void)flag; (void)f;
   return remove(p);
@@ -1912,13 +1920,17 @@ static void printTable(bench *b){
            b->o.snap_runs, b->o.snap_chunks, b->o.snap_runs*b->o.snap_chunks, b->snap.build_s);
     printf("metadata: filing %.1f chunks/s over the first 100 snapshots, %.1f over "
            "the last 100;\n  metadata (manifests, snapshot files) %.1f MiB for %.1f MiB "
-           "of data (%.0f%%, %.0f B a snapshot);\n  a handle following all %d snapshots "
+           "of data (%.0f%%, %.0f B a snapshot);\n  in file sizes (no block rounding) "
+           "%.2f MiB for %.2f MiB (%.0f%%, %.0f B a snapshot);\n  a handle following all %d snapshots "
            "in turn: %.1f MiB peak RSS, %.2f s;\n  expire with nothing due %.2f s, %.1f MiB "
            "peak RSS; fnt check %.2f s.\n",
            b->snap.rate_first, b->snap.rate_last, b->snap.meta_bytes/1048576.0,
            b->snap.data_bytes/1048576.0,
            b->snap.data_bytes>0 ? 100.0*b->snap.meta_bytes/b->snap.data_bytes : 0.0,
            b->snap.meta_bytes/(double)(b->o.snap_runs*b->o.snap_chunks),
+           b->snap.meta_file_bytes/1048576.0, b->snap.data_file_bytes/1048576.0,
+           b->snap.data_file_bytes>0 ? 100.0*b->snap.meta_file_bytes/b->snap.data_file_bytes : 0.0,
+           b->snap.meta_file_bytes/(double)(b->o.snap_runs*b->o.snap_chunks),
            b->o.snap_runs*b->o.snap_chunks, b->snap.follow_rss_kb/1024.0, b->snap.follow_s,
            b->snap.expire_s, b->snap.expire_rss_kb/1024.0, b->snap.check_s);
   }
@@ -1954,12 +1966,14 @@ static void writeJson(bench *b, FILE *out){
     fprintf(out, " \"snapshots\": {\"runs\": %d, \"chunks_per_run\": %d, \"build_s\": %.3f,"
             " \"open_summary_ms\": %.3f, \"open_scan_c_ms\": %.3f, \"summary_rows\": %llu,"
             " \"filing_rate_first100\": %.3f, \"filing_rate_last100\": %.3f,"
-            " \"metadata_bytes\": %.0f, \"data_bytes\": %.0f, \"follow_rss_kb\": %ld,"
+            " \"metadata_bytes\": %.0f, \"data_bytes\": %.0f,"
+            " \"metadata_file_bytes\": %.0f, \"data_file_bytes\": %.0f, \"follow_rss_kb\": %ld,"
             " \"follow_s\": %.3f, \"expire_s\": %.3f, \"expire_rss_kb\": %ld,"
             " \"check_s\": %.3f},\n",
             b->o.snap_runs, b->o.snap_chunks, b->snap.build_s, b->snap.sql_ms, b->snap.c_ms,
             (unsigned long long)b->snap.sql_rows, b->snap.rate_first, b->snap.rate_last,
-            b->snap.meta_bytes, b->snap.data_bytes, b->snap.follow_rss_kb, b->snap.follow_s,
+            b->snap.meta_bytes, b->snap.data_bytes, b->snap.meta_file_bytes,
+            b->snap.data_file_bytes, b->snap.follow_rss_kb, b->snap.follow_s,
             b->snap.expire_s, b->snap.expire_rss_kb, b->snap.check_s);
   }else{
     fprintf(out, " \"snapshots\": null,\n");
@@ -2331,11 +2345,11 @@ int cmd_bench(int argc, char **argv){
     {
       char sub[PATH_MAX + 64];
       snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
-      b->snap.meta_bytes = du(sub);
+      b->snap.meta_bytes = du2(sub, &b->snap.meta_file_bytes);
       snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
-      b->snap.meta_bytes += du(sub);
+      b->snap.meta_bytes += du2(sub, &b->snap.meta_file_bytes);
       snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
-      b->snap.data_bytes = du(sub);
+      b->snap.data_bytes = du2(sub, &b->snap.data_file_bytes);
     }
     b->snap.ran = 1;
   }
