@@ -5,8 +5,9 @@
 ** Every commit adds a snapshot file, and compaction leaves the files it
 ** merged behind for the snapshots before it.  Expiry keeps the newest
 ** snapshot and every snapshot committed within the retention window,
-** removes the other snapshot files, then removes the segment and manifest
-** files that no remaining snapshot lists.
+** expires the others (catalog/EXPIRED) and removes their files but those
+** a remaining snapshot lists for the entries they hold (format 3), then
+** removes the segment and manifest files that no remaining snapshot lists.
 **
 ** Safety:
 **   - the newest snapshot is never expired, so the table never changes;

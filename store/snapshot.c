@@ -8,7 +8,9 @@
 ** a snapshot already loaded is shared by reference count, and manifests are
 ** cached by path for as long as a snapshot lists them, then within a budget
 ** for the next ones (fnt_set_cache_budget): a long-lived handle holds what
-** its pinned snapshots list, not what it has ever read.
+** its pinned snapshots list, not what it has ever read.  A "manifest" may
+** be a snapshot file holding its own entries (format 3), and ids up to
+** catalog/EXPIRED are expired even while such a file stays.
 */
 #include <dirent.h>
 #include <errno.h>

@@ -16,8 +16,10 @@
 ** never read): left by a failed or crashed commit (anything in tmp/, a
 ** manifest written for a snapshot that does not list it, a segment no
 ** manifest lists), listed only by expired snapshots (a manifest written
-** for a snapshot older than the oldest retained one, and its segments:
-** `fnt expire` removes them once old enough), or not a fntrace file.  A
+** for a snapshot older than the oldest retained one, and its segments,
+** or a segment older than the oldest retained snapshot: an expired
+** snapshot file held its entry (format 3), and `fnt expire` removes them
+** once old enough), or not a fntrace file.  A
 ** commit in progress in another process shows as a failed one.
 **
 ** The store has no public "list what a snapshot references" or "verify a
