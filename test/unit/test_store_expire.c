@@ -62,6 +62,19 @@ static int countSnapshot(void *ctx, const fnt_snapshot_info *info){
   return 0;
 }
 
+/* Files runs held-FROM .. held-(TO-1), one chunk of 100 events each. */
+static void fileHeldRuns(fnt_store *st, int from, int to){
+  int k;
+  for(k=from; k<to; k++){
+    t_chunk t;
+    char run[16];
+    snprintf(run, sizeof(run), "held-%d", k);
+    t_chunk_make(&t, "repo", run, 0, 1, 100, 1, 0, (unsigned)k);
+    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
+    t_chunk_free(&t);
+  }
+}
+
 /* Format 3: a snapshot file holds the entries its commit added, and newer
 ** snapshots list it for them.  Expiring it makes it unreadable and
 ** unlisted at once, but its file stays until no retained snapshot lists
@@ -72,16 +85,8 @@ static void testHeldSnapshotFiles(void){
   fnt_expire_stats es;
   fnt_snapshot *s;
   long events, listed = 0;
-  int k;
   CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
-  for(k=0; k<3; k++){
-    t_chunk t;
-    char run[16];
-    snprintf(run, sizeof(run), "held-%d", k);
-    t_chunk_make(&t, "repo", run, 0, 1, 100, 1, 0, (unsigned)k);
-    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
-    t_chunk_free(&t);
-  }
+  fileHeldRuns(st, 0, 3);
   CHECK_EQ_INT(countFiles(dir, "metadata"), 0);      /* no manifest file yet */
   events = countRows(st, FNT_TABLE_EVENTS);
   CHECK_EQ_INT(events, 300);
@@ -99,14 +104,7 @@ static void testHeldSnapshotFiles(void){
   CHECK_EQ_INT(countRows(st, FNT_TABLE_EVENTS), events);
   /* 14 more commits: the list reaches 16 and is merged into a manifest;
   ** then nothing lists the held files and expiry removes them. */
-  for(k=3; k<17; k++){
-    t_chunk t;
-    char run[16];
-    snprintf(run, sizeof(run), "held-%d", k);
-    t_chunk_make(&t, "repo", run, 0, 1, 100, 1, 0, (unsigned)k);
-    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
-    t_chunk_free(&t);
-  }
+  fileHeldRuns(st, 3, 17);
   CHECK_EQ_INT(countFiles(dir, "metadata"), 1);
   CHECK_RC(st, fnt_expire_snapshots(st, 0, &es), FNT_OK);
   CHECK_EQ_INT(es.snapshots_expired, 16);
