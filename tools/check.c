@@ -549,6 +549,12 @@ int cmd_check(int argc, char **argv){
     struct stat sb;
     size_t k = 0;
     while( k<nIds && ids[k]<=expiredTo ) k++;
+    /* From here on ids[] holds the retained snapshots only. */
+    if( k>0 ){
+      memmove(ids, ids+k, (nIds-k)*sizeof(*ids));
+      nIds -= k;
+      k = 0;
+    }
     c.oldest = k<nIds ? ids[k] : 0;
     fnt_catalog_name(c.oldest, rel);
     cf = k<nIds ? fnt_path_join(c.st, rel) : 0;
