@@ -5,8 +5,9 @@
 ** segment per chunk.  A warehouse of many small chunks therefore lists many
 ** small files, and a query over fn_trace_runs opens them all.  Compaction
 ** rewrites, in one snapshot commit:
-**   - per repo, all fn_trace_runs files into one, and all fn_profile files
-**     into one;
+**   - per repo, fn_trace_runs files, and fn_profile files, in tiers: the
+**     small ones with the merged ones no bigger than twice them (so a row
+**     is rewritten O(log n) times, not at every compaction);
 **   - per run, consecutive events segments smaller than SMALL_ROWS into
 **     segments of up to TARGET_ROWS rows (a run's chunks keep their
 **     seq_no order; chunks whose commit differs are not merged);
@@ -154,6 +155,25 @@ static int planCalls(const fnt_snapshot *s, compact_plan *plan){
   return FNT_OK;
 }
 
+static int cmpRows(const void *a, const void *b){
+  const fnt_entry *x = *(const fnt_entry*const*)a, *y = *(const fnt_entry*const*)b;
+  if( x->rows!=y->rows ) return x->rows<y->rows ? -1 : 1;
+  return cmpEntry(a, b);
+}
+
+/* Which of a partition's n run-row (or profile) files to merge, moved to
+** the front: the smallest, then each next while it holds at most twice the
+** rows taken so far.  Merged files so grow geometrically and a row is
+** rewritten O(log n) times in the warehouse's life, not at every
+** compaction (nor is the manifest entry listing its keys). */
+static size_t tierTake(const fnt_entry **f, size_t n){
+  size_t take = 0;
+  uint64_t sum = 0;
+  qsort(f, n, sizeof(*f), cmpRows);
+  while( take<n && (take<2 || f[take]->rows<=2*sum) ) sum += f[take++]->rows;
+  return take;
+}
+
 /* Groups the snapshot's files into merges worth doing. */
 static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
   const fnt_entry **all;
@@ -177,6 +197,18 @@ static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
     for(j=i+1; j<n && all[j]->table==all[i]->table
                && strcmp(partitionOf(all[j]), partitionOf(all[i]))==0; j++){}
     if( j-i<2 ) continue;
+    if( all[i]->table!=FNT_TABLE_EVENTS ){
+      /* Run rows and profiles: the tier to merge goes first in [i, j). */
+      size_t take = tierTake(all+i, j-i);
+      if( take<2 ) continue;
+      qsort(all+i, take, sizeof(*all), cmpEntry);
+      g = planAdd(plan, all[i]->table);
+      if( g==0 ){ fnt_free(all); return FNT_E_NOMEM; }
+      for(k=i; k<i+take; k++){
+        if( groupAdd(g, all[k]) ){ fnt_free(all); return FNT_E_NOMEM; }
+      }
+      continue;
+    }
     for(k=i; k<j; k++){
       if( g==0 || (g->table==FNT_TABLE_EVENTS && g->rows + all[k]->rows > TARGET_ROWS) ){
         groupClose(plan, g);
