@@ -150,12 +150,22 @@ static char *getName(fnt_rd *r, const char *packed, const char *plain,
   return out;
 }
 
+#define SMALL_BLOCK 1024   /* bytes below which a block is stored raw */
+
 /* Appends u8 codec, varint raw length and `raw`, compressed when that
 ** pays: the body of a version-3 metadata file. */
 static void putBlock(fnt_buf *out, const fnt_buf *raw){
   fnt_buf z = {0};
   int codec;
   if( raw->failed ){ out->failed = 1; return; }
+  if( raw->len < SMALL_BLOCK ){
+    /* A commit's own entries: zstd would save a few bytes at the cost of
+    ** a compression context per commit and a decompression per reader. */
+    fnt_put_u8(out, FNT_CODEC_RAW);
+    fnt_put_varint(out, raw->len);
+    fnt_buf_append(out, raw->data, raw->len);
+    return;
+  }
   codec = fnt_block_compress(0, raw->data, raw->len, &z, 3);
   if( codec<0 || z.failed ){ out->failed = 1; fnt_buf_free(&z); return; }
   fnt_put_u8(out, (uint8_t)codec);
