@@ -176,7 +176,8 @@ static void putBlock(fnt_buf *out, const fnt_buf *raw){
 
 /* The block putBlock() wrote, up to the end of `r`: *raw is a new
 ** allocation (FNT_E_NOMEM, or FNT_E_CORRUPT when it does not decode). */
-static int getBlock(fnt_rd *r, uint8_t **raw, size_t *n){
+static int getBlock(fnt_store *st, fnt_rd *r, uint8_t **raw, size_t *n){
+  void *own = 0, **dctx = st ? &st->zdctx : &own;
   int codec = fnt_get_u8(r);
   uint64_t len = fnt_get_varint(r);
   size_t stored = r->ok ? (size_t)(r->end - r->p) : 0;
@@ -188,11 +189,13 @@ static int getBlock(fnt_rd *r, uint8_t **raw, size_t *n){
   }
   *raw = fnt_malloc(len ? (size_t)len : 1);
   if( *raw==0 ) return FNT_E_NOMEM;
-  if( fnt_block_decompress(codec, r->p, stored, *raw, (size_t)len) ){
+  if( fnt_block_decompress(dctx, codec, r->p, stored, *raw, (size_t)len) ){
+    fnt_block_ctx_free(&own);
     fnt_free(*raw);
     *raw = 0;
     return FNT_E_CORRUPT;
   }
+  fnt_block_ctx_free(&own);
   r->p = r->end;
   *n = (size_t)len;
   return FNT_OK;
@@ -379,7 +382,7 @@ static int decodeV3(fnt_store *st, const char *path, fnt_rd *body,
   char **dict = 0;
   uint64_t nDict = 0, i;
   fnt_rd r;
-  int rc = getBlock(body, &raw, &n), isnull;
+  int rc = getBlock(st, body, &raw, &n), isnull;
   if( rc ){
     return rc==FNT_E_NOMEM ? fnt_err(st, rc, "out of memory reading %s", path)
          : fnt_err(st, rc, "%s: the manifest's block does not decode", path);
