@@ -67,7 +67,7 @@ static void fileHeldRuns(fnt_store *st, int from, int to){
   int k;
   for(k=from; k<to; k++){
     t_chunk t;
-    char run[16];
+    char run[32];
     snprintf(run, sizeof(run), "held-%d", k);
     t_chunk_make(&t, "repo", run, 0, 1, 100, 1, 0, (unsigned)k);
     CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
