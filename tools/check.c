@@ -569,9 +569,8 @@ int cmd_check(int argc, char **argv){
   for(i=nIds; i>0; i--){
     int verify = all || i==nIds;
     checkCatalog(&c, ids[i-1], verify);
-    setSort(&c.referenced);
   }
-  setSort(&c.referenced);
+  setSort(&c.referenced);   /* once: lookups go through the hash index */
   findExpired(&c);
   for(i=0; i<odd.n && !cli_g.quiet; i++){
     if( cli_g.json ){
