@@ -64,15 +64,28 @@ static void setFree(path_set *s){
   fnt_free(s->v);
 }
 
+/* 1 when catalog c lists `path`. */
+static int catalogLists(const fnt_catalog *c, const char *path){
+  size_t i;
+  for(i=0; i<c->n_manifests; i++) if( strcmp(c->manifest_paths[i], path)==0 ) return 1;
+  return 0;
+}
+
 /* Adds the manifests snapshot `id` lists to `mans` (FNT_E_NOTFOUND when it
-** was expired meanwhile). */
-static int addManifests(fnt_store *st, uint64_t id, path_set *mans){
+** was expired meanwhile), but those `prev` (the snapshot before, whose list
+** it mostly repeats) lists; then `id`'s catalog becomes prev.  So mans
+** holds about one path per snapshot, not one per listed manifest. */
+static int addManifests(fnt_store *st, uint64_t id, path_set *mans,
+                        fnt_catalog *prev){
   fnt_catalog cat;
   size_t i;
   int rc = fnt_catalog_read(st, id, &cat);
   if( rc ) return rc;
-  for(i=0; rc==FNT_OK && i<cat.n_manifests; i++) rc = setAdd(mans, cat.manifest_paths[i]);
-  fnt_catalog_clear(&cat);
+  for(i=0; rc==FNT_OK && i<cat.n_manifests; i++){
+    if( !catalogLists(prev, cat.manifest_paths[i]) ) rc = setAdd(mans, cat.manifest_paths[i]);
+  }
+  fnt_catalog_clear(prev);
+  *prev = cat;
   if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "out of memory");
   return rc;
 }
@@ -161,6 +174,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   path_set live = {0, 0, 0}, mans = {0, 0, 0};
   uint64_t *ids = 0, newest, lastExpired;
   size_t n = 0, i, nExpire, kept = 0;
+  fnt_catalog prev;
   int64_t now = fnt_now_micros(), cutoffMicros, orphanCutoff;
   int rc;
 
@@ -201,12 +215,15 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   fnt_free(ids);
   ids = 0;
   rc = fnt_catalog_ids(st, &ids, &n);
+  if( rc==FNT_OK ) qsort(ids, n, sizeof(uint64_t), cmpId);
+  memset(&prev, 0, sizeof(prev));
   for(i=0; rc==FNT_OK && i<n; i++){
     if( ids[i]<=lastExpired ) continue;
-    rc = addManifests(st, ids[i], &mans);
+    rc = addManifests(st, ids[i], &mans, &prev);
     if( rc==FNT_E_NOTFOUND ) rc = FNT_OK;
     else kept++;
   }
+  fnt_catalog_clear(&prev);
   if( rc==FNT_OK ){
     qsort(mans.v, mans.n, sizeof(char*), cmpStr);
     rc = markLive(st, &mans, &live);
