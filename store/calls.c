@@ -388,6 +388,7 @@ int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
 typedef struct calls_file {
   fnt_segment *seg;
   char **keys;          /* per function: "stable_id" or "?symbol" */
+  const char **syms;    /* per function: its symbol (blocks; made on use) */
   uint8_t *fnmatch;     /* key predicate: per function, 1 = matches */
   int64_t thread_ix;    /* the thread predicate's dictionary index, or -1 */
   int tail;
@@ -422,6 +423,9 @@ struct fnt_calls {
   sorted_call *sorted;
   size_t nsorted, capsorted, isorted;
   int64_t yielded;
+  int by_block;             /* 1 read by blocks, 0 by rows, -1 not yet */
+  uint64_t fn_version;      /* bumped when a block's functions change */
+  const char **memsym;      /* a replayed run's symbols, per function */
   fnt_call row_out;
   uint64_t rowid;
   char *repo, *commit;      /* of a run replayed in memory */
@@ -436,6 +440,7 @@ static void fileClose(fnt_calls *sc, calls_file *f){
     for(i=0; i<f->seg->nfuncs; i++) fnt_free(f->keys[i]);
   }
   fnt_free(f->keys);
+  fnt_free((void*)f->syms);
   fnt_free(f->fnmatch);
   fnt_segment_release(sc->st, f->seg);
   memset(f, 0, sizeof(*f));
@@ -452,6 +457,8 @@ static void runReset(fnt_calls *sc){
   fnt_fntab_clear(&sc->tab);
   fnt_callvec_free(&sc->mem);
   sc->imem = 0;
+  fnt_free((void*)sc->memsym);
+  sc->memsym = 0;
   sc->nsorted = sc->isorted = 0;
   sc->run_started = 0;
   fnt_free(sc->repo);
@@ -654,6 +661,56 @@ static int runStart(fnt_calls *sc){
   return FNT_OK;
 }
 
+/* Decodes the current run's next row group that may match into sc->g,
+** opening the run's files in turn: the predicate's columns, then `cols`
+** (the others wanted) only when a row matches (a window or an instant
+** reads a few rows of each group); sc->row is the first match, or g.n.
+** @return 1 a row group, 0 the run's files are done, < 0 an error. */
+static int rgNext(fnt_calls *sc, unsigned cols){
+  int rc;
+  for(;;){
+    if( sc->cur ){
+      while( sc->rg<sc->cur->seg->nrg && !rgMayMatch(sc, sc->cur, sc->rg) ){
+        sc->rg++;
+        sc->stats.row_groups_skipped++;
+      }
+      if( sc->rg<sc->cur->seg->nrg ){
+        size_t i;
+        rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg++, sc->filter_cols,
+                                   &sc->scratch, &sc->raw, &sc->g);
+        if( rc ) return rc;
+        sc->stats.row_groups_read++;
+        for(i=0; i<sc->g.n && !rowMatches(sc, sc->cur, i); i++){}
+        sc->stats.rows_decoded += i;
+        sc->row = i;
+        if( i<sc->g.n ){
+          rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg-1,
+                                     cols & ~sc->filter_cols,
+                                     &sc->scratch, &sc->raw, &sc->g);
+          if( rc ) return rc;
+        }
+        return 1;
+      }
+      /* An unordered scan needs a file no longer once it is read. */
+      if( !sc->p.ordered ){
+        fileClose(sc, sc->cur);
+        sc->nopen--;
+      }
+      sc->cur = 0;
+    }
+    if( sc->ifile>=sc->files.nfiles ) return 0;
+    {
+      const fnt_entry *e = sc->files.files[sc->ifile];
+      uint64_t ordinal = sc->files.ordinal[sc->ifile++];
+      rc = fileOpen(sc, e, ordinal, e==sc->files.tail, &sc->cur);
+      if( rc ) return rc;
+      sc->rg = 0;
+      sc->g.n = sc->row = 0;
+      sc->fn_version++;
+    }
+  }
+}
+
 /* The next matching call of the current run in its natural order, into
 ** *c.  1 a call, 0 the run is done. */
 static int runNext(fnt_calls *sc, fnt_call *c){
@@ -672,56 +729,143 @@ static int runNext(fnt_calls *sc, fnt_call *c){
     return 0;
   }
   for(;;){
-    if( sc->cur ){
-      while( sc->row<sc->g.n ){
-        size_t i = sc->row++;
-        sc->stats.rows_decoded++;
-        if( rowMatches(sc, sc->cur, i) ){
-          if( rowFromFile(sc, sc->cur, i, c) ) return nomem(sc);
-          sc->rowid = sc->cur->ordinal<<32 | (sc->cur->seg->rgs[sc->rg-1].first_row + i);
-          return 1;
-        }
+    while( sc->cur && sc->row<sc->g.n ){
+      size_t i = sc->row++;
+      sc->stats.rows_decoded++;
+      if( rowMatches(sc, sc->cur, i) ){
+        if( rowFromFile(sc, sc->cur, i, c) ) return nomem(sc);
+        sc->rowid = sc->cur->ordinal<<32 | (sc->cur->seg->rgs[sc->rg-1].first_row + i);
+        return 1;
       }
-      while( sc->rg<sc->cur->seg->nrg && !rgMayMatch(sc, sc->cur, sc->rg) ){
-        sc->rg++;
-        sc->stats.row_groups_skipped++;
-      }
-      if( sc->rg<sc->cur->seg->nrg ){
-        /* The predicate's columns first: the rest only when a row matches
-        ** (a window or an instant reads a few rows of each group). */
-        size_t i;
-        rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg++, sc->filter_cols,
-                                   &sc->scratch, &sc->raw, &sc->g);
-        if( rc ) return rc;
-        sc->stats.row_groups_read++;
-        for(i=0; i<sc->g.n && !rowMatches(sc, sc->cur, i); i++){}
-        sc->stats.rows_decoded += i;
-        sc->row = i;
-        if( i<sc->g.n ){
-          rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg-1,
-                                     FNT_CR_ALL & ~sc->filter_cols,
-                                     &sc->scratch, &sc->raw, &sc->g);
-          if( rc ) return rc;
-        }
-        continue;
-      }
-      /* An unordered scan needs a file no longer once it is read. */
-      if( !sc->p.ordered ){
-        fileClose(sc, sc->cur);
-        sc->nopen--;
-      }
-      sc->cur = 0;
     }
-    if( sc->ifile>=sc->files.nfiles ) return 0;
-    {
-      const fnt_entry *e = sc->files.files[sc->ifile];
-      uint64_t ordinal = sc->files.ordinal[sc->ifile++];
-      rc = fileOpen(sc, e, ordinal, e==sc->files.tail, &sc->cur);
-      if( rc ) return rc;
-      sc->rg = 0;
-      sc->g.n = sc->row = 0;
-    }
+    rc = rgNext(sc, FNT_CR_ALL);
+    if( rc<=0 ) return rc;
   }
+}
+
+/* ------------------------------------------------------------------------
+** Blocks: the matching rows of a row group moved to the front of sc->g's
+** columns (thread ids for dictionary indexes), handed out as they are.
+*/
+static void blockFrom(fnt_calls *sc, const char *const *syms, size_t nfn,
+                      fnt_call_block *b){
+  const calls_rg *g = &sc->g;
+  b->run_id = sc->runs[sc->irun];
+  b->thread = (const int64_t*)g->thr;
+  b->call_id = (const int64_t*)g->cid;
+  b->parent_id = (const int64_t*)g->par;
+  b->depth = (const int64_t*)g->dep;
+  b->start_ns = (const int64_t*)g->sta;
+  b->dur_ns = (const int64_t*)g->dur;
+  b->self_ns = (const int64_t*)g->slf;
+  b->fn = (const int64_t*)g->fn;
+  b->fn_symbol = syms;
+  b->n_fn = nfn;
+  b->fn_version = sc->fn_version;
+}
+
+/* The next block of a run read from its files.  1 a block, 0 the end. */
+static int fileBlock(fnt_calls *sc, fnt_call_block *b){
+  calls_rg *g = &sc->g;
+  int rc;
+  for(;;){
+    if( sc->cur && sc->row<g->n ){
+      calls_file *f = sc->cur;
+      const uint64_t *thr = f->seg->threads;
+      size_t i, j = 0;
+      /* Row i is tested before anything is written at j <= i. */
+      for(i=sc->row; i<g->n; i++){
+        if( !rowMatches(sc, f, i) ) continue;
+        g->thr[j] = thr[g->thr[i]];
+        g->cid[j] = g->cid[i];
+        g->par[j] = g->dep[i] ? g->par[i] : (uint64_t)-1;
+        g->dep[j] = g->dep[i];
+        g->sta[j] = g->sta[i];
+        g->dur[j] = g->dur[i];
+        g->slf[j] = g->slf[i];
+        g->fn[j] = g->fn[i];
+        j++;
+      }
+      sc->stats.rows_decoded += g->n - sc->row;
+      sc->row = g->n;
+      if( j ){
+        if( f->syms==0 ){
+          uint32_t k;
+          f->syms = fnt_malloc(((size_t)f->seg->nfuncs+1)*sizeof(char*));
+          if( f->syms==0 ) return nomem(sc);
+          for(k=0; k<f->seg->nfuncs; k++) f->syms[k] = f->seg->funcs[k].symbol;
+        }
+        g->n = sc->row = j;
+        b->n = j;
+        blockFrom(sc, f->syms, f->seg->nfuncs, b);
+        return 1;
+      }
+    }
+    rc = rgNext(sc, FNT_CR_ALL & ~FNT_CR_FLAGS);
+    if( rc<=0 ) return rc;
+  }
+}
+
+/* The next block of a run replayed in memory.  1 a block, 0 the end. */
+static int memBlock(fnt_calls *sc, fnt_call_block *b){
+  calls_rg *g = &sc->g;
+  size_t j = 0;
+  uint32_t k;
+  if( sc->memsym==0 ){
+    sc->memsym = fnt_calloc((size_t)sc->tab.nfn+1, sizeof(char*));
+    if( sc->memsym==0 ) return nomem(sc);
+    for(k=0; k<sc->tab.nfn; k++) sc->memsym[k] = sc->tab.fn[k].symbol;
+    sc->fn_version++;
+  }
+  while( sc->imem<sc->mem.n && j<FNT_CALLS_RG_ROWS ){
+    const fnt_callrec *r = &sc->mem.a[sc->imem++];
+    if( !memMatches(sc, r) ) continue;
+    g->thr[j] = r->thread;
+    g->cid[j] = (uint64_t)r->call_id;
+    g->par[j] = r->depth ? (uint64_t)r->parent_id : (uint64_t)-1;
+    g->dep[j] = r->depth;
+    g->sta[j] = (uint64_t)r->start;
+    g->dur[j] = (uint64_t)r->end - (uint64_t)r->start;
+    g->slf[j] = (uint64_t)r->self;
+    g->fn[j] = r->fn;
+    j++;
+  }
+  if( j==0 ) return 0;
+  g->n = sc->row = j;
+  b->n = j;
+  blockFrom(sc, sc->memsym, sc->tab.nfn, b);
+  return 1;
+}
+
+int fnt_calls_next_block(fnt_calls *sc, fnt_call_block *b){
+  int rc;
+  if( sc==0 || b==0 ) return FNT_E_MISUSE;
+  memset(b, 0, sizeof(*b));
+  if( sc->p.ordered || sc->by_block==0 ){
+    return fnt_err(sc->st, FNT_E_MISUSE, "fnt_calls_next_block: %s",
+                   sc->p.ordered ? "an ordered scan gives its calls by fnt_calls_next"
+                                 : "the scan is read by fnt_calls_next");
+  }
+  sc->by_block = 1;
+  while( sc->irun<sc->nruns ){
+    if( sc->p.limit>=0 && sc->yielded>=sc->p.limit ) return 0;
+    if( !sc->run_started ){
+      rc = runStart(sc);
+      if( rc ) return rc;
+    }
+    rc = sc->in_memory ? memBlock(sc, b) : fileBlock(sc, b);
+    if( rc<0 ) return rc;
+    if( rc==1 ){
+      if( sc->p.limit>=0 && b->n>(uint64_t)(sc->p.limit-sc->yielded) ){
+        b->n = (size_t)(sc->p.limit-sc->yielded);
+      }
+      sc->yielded += (int64_t)b->n;
+      return 1;
+    }
+    runReset(sc);
+    sc->irun++;
+  }
+  return 0;
 }
 
 static int cmpStart(const void *a, const void *b){
@@ -755,6 +899,10 @@ int fnt_calls_next(fnt_calls *sc, const fnt_call **row){
   int rc;
   if( sc==0 || row==0 ) return FNT_E_MISUSE;
   *row = 0;
+  if( sc->by_block==1 ){
+    return fnt_err(sc->st, FNT_E_MISUSE, "fnt_calls_next: the scan is read by fnt_calls_next_block");
+  }
+  sc->by_block = 0;
   if( sc->p.limit>=0 && sc->yielded>=sc->p.limit ) return 0;
   while( sc->irun<sc->nruns ){
     if( !sc->run_started ){
@@ -840,6 +988,7 @@ int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p, fnt_calls **
   sc->p = *p;
   sc->p.run_ids = 0;
   sc->p.key = 0;
+  sc->by_block = -1;
   /* What rowMatches reads; a column a bound leaves open is not read. */
   sc->filter_cols = FNT_CR_START | FNT_CR_DUR
     | (p->call_id>=0 ? FNT_CR_CALL_ID : 0)

@@ -550,6 +550,34 @@ int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p,
 ** it).  @return 1 a call, 0 the end, < 0 an error. */
 int fnt_calls_next(fnt_calls *sc, const fnt_call **row);
 
+/* A block of calls in columns, what fnt_calls_next_block() gives: up to a
+** row group of the scan's matching calls (at most 1024), all of one run,
+** in the scan's natural order.  Row i is thread[i], call_id[i], ... as
+** fnt_call has them (parent_id -1 at depth 0, end_ns = start_ns[i] +
+** dur_ns[i]); its symbol is fn_symbol[fn[i]].  Everything is owned by the
+** scan and valid until the next call on it; fn_version changes whenever
+** fn_symbol does, so a reader may keep what it derives per function (say,
+** its name escaped for JSON) until then. */
+typedef struct fnt_call_block {
+  size_t n;
+  const char *run_id;
+  const int64_t *thread, *call_id, *parent_id, *depth;
+  const int64_t *start_ns, *dur_ns, *self_ns;
+  const int64_t *fn;
+  const char *const *fn_symbol;
+  size_t n_fn;
+  uint64_t fn_version;
+} fnt_call_block;
+
+/* The scan's next block of calls, for readers that go through millions of
+** calls (exports): no per-call copy, and columns a loop can run down.  A
+** scan is read with fnt_calls_next() or with this, not both; an ordered
+** scan only with fnt_calls_next().  key, ended_by and outermost are not
+** given.
+** @return 1 a block (n >= 1), 0 the end, < 0 an error (FNT_E_MISUSE for an
+** ordered scan or one read with fnt_calls_next()). */
+int fnt_calls_next_block(fnt_calls *sc, fnt_call_block *b);
+
 /* A number naming the current call among all calls of the snapshot, the
 ** same in every scan of that snapshot whatever its predicate (for SQLite
 ** rowids). */

@@ -169,63 +169,160 @@ int cli_export_close(const char *cmd, const char *path, FILE *f, int status){
 
 /* ------------------------------------------------------------ output */
 
-/* A buffered writer with fast integer and JSON string formatting (the
-** chrome and speedscope exports write a few numbers per call). */
+/* A buffered writer.  The chrome and speedscope exports write a few
+** numbers per call, millions of calls: they format straight into the
+** buffer (obRoom, then put* on a char pointer), integers by hand, and the
+** buffer goes out in large blocks. */
 typedef struct ob {
   FILE *f;
-  char buf[1<<16];
-  size_t n;
+  char *buf;
+  size_t n, cap;
 } ob;
 
+#define OB_LARGE (1u<<20)          /* the main output's buffer */
+#define OB_SMALL (1u<<16)          /* a speedscope thread's */
+
+/* @return 0, or -1 out of memory. */
+static int obInit(ob *o, FILE *f, size_t cap){
+  o->f = f;
+  o->n = 0;
+  o->cap = cap;
+  o->buf = malloc(cap);
+  return o->buf ? 0 : -1;
+}
 static void obFlush(ob *o){
   if( o->n ) fwrite(o->buf, 1, o->n, o->f);
   o->n = 0;
 }
+static void obFree(ob *o){
+  free(o->buf);
+  o->buf = 0;
+}
+/* A pointer to at least `n` free bytes (n <= cap); the caller advances
+** o->n by what it wrote. */
+static char *obRoom(ob *o, size_t n){
+  if( o->cap-o->n<n ) obFlush(o);
+  return o->buf+o->n;
+}
 static void obMem(ob *o, const char *z, size_t n){
-  if( o->n+n>sizeof(o->buf) ){
-    obFlush(o);
-    if( n>sizeof(o->buf) ){ fwrite(z, 1, n, o->f); return; }
-  }
-  memcpy(o->buf+o->n, z, n);
+  if( n>o->cap ){ obFlush(o); fwrite(z, 1, n, o->f); return; }
+  memcpy(obRoom(o, n), z, n);
   o->n += n;
 }
 static void obStr(ob *o, const char *z){ obMem(o, z, strlen(z)); }
 /* A string literal, its length known at compile time. */
 #define OBLIT(o, lit) obMem((o), "" lit, sizeof(lit)-1)
-static void obInt(ob *o, int64_t v){
-  char t[24];
-  int i = 24;
-  uint64_t u = v<0 ? (uint64_t)0-(uint64_t)v : (uint64_t)v;
-  do{ t[--i] = (char)('0' + u%10); u /= 10; }while( u );
-  if( v<0 ) t[--i] = '-';
-  obMem(o, t+i, (size_t)(24-i));
+#define PUTLIT(p, lit) (memcpy((p), "" lit, sizeof(lit)-1), (p) += sizeof(lit)-1)
+
+static const char digits2[] =
+  "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+  "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+  "8081828384858687888990919293949596979899";
+
+/* Writes v in decimal at p, two digits at a time from its last, the count
+** of digits from its bit length.  @return the end. */
+static char *putU64(char *p, uint64_t v){
+  static const uint64_t pow10[20] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+    1000000000000ull, 10000000000000ull, 100000000000000ull,
+    1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull, 10000000000000000000ull };
+  unsigned t = (unsigned)(64-__builtin_clzll(v|1))*1233 >> 12;   /* ~ bits*log10(2) */
+  unsigned n = t + (v>=pow10[t]) + (v==0);
+  char *e = p+n;
+  while( v>=100 ){
+    unsigned d = (unsigned)(v%100)*2;
+    v /= 100;
+    *--e = digits2[d+1];
+    *--e = digits2[d];
+  }
+  if( v>=10 ){ e[-1] = digits2[v*2+1]; e[-2] = digits2[v*2]; }
+  else e[-1] = (char)('0'+v);
+  return p+n;
+}
+static char *putInt(char *p, int64_t v){
+  if( v<0 ){ *p++ = '-'; return putU64(p, (uint64_t)0-(uint64_t)v); }
+  return putU64(p, (uint64_t)v);
 }
 /* Nanoseconds as microseconds with 3 decimals. */
-static void obMicros(ob *o, int64_t ns){
-  char t[4];
-  int64_t a = ns<0 ? -ns : ns;
-  if( ns<0 ) obMem(o, "-", 1);
-  obInt(o, a/1000);
-  t[0] = '.';
-  t[1] = (char)('0' + a/100%10);
-  t[2] = (char)('0' + a/10%10);
-  t[3] = (char)('0' + a%10);
-  obMem(o, t, 4);
+static char *putMicros(char *p, int64_t ns){
+  uint64_t a = ns<0 ? (uint64_t)0-(uint64_t)ns : (uint64_t)ns;
+  unsigned r = (unsigned)(a%1000);
+  if( ns<0 ) *p++ = '-';
+  p = putU64(p, a/1000);
+  p[0] = '.';
+  p[1] = (char)('0'+r/100);
+  p[2] = digits2[r%100*2];
+  p[3] = digits2[r%100*2+1];
+  return p+4;
+}
+/* The most a putInt or putMicros writes. */
+#define PUT_INT_MAX 24
+
+static void obInt(ob *o, int64_t v){
+  o->n = (size_t)(putInt(obRoom(o, PUT_INT_MAX), v) - o->buf);
+}
+
+/* z as a JSON string, quotes included, at p (room: jsonSize(z)).
+** @return the end. */
+static size_t jsonSize(const char *z){ return 6*strlen(z)+2; }
+static char *putJson(char *p, const char *z){
+  *p++ = '"';
+  for(; *z; z++){
+    unsigned char ch = (unsigned char)*z;
+    if( ch>=0x20 && ch!='"' && ch!='\\' ){ *p++ = (char)ch; continue; }
+    *p++ = '\\';
+    if( ch=='"' || ch=='\\' ){ *p++ = (char)ch; continue; }
+    p += sprintf(p, "u%04x", ch);
+  }
+  *p++ = '"';
+  return p;
 }
 static void obJson(ob *o, const char *z){
-  const char *p;
-  obMem(o, "\"", 1);
-  for(p=z; *p; p++){
-    unsigned char ch = (unsigned char)*p;
-    char e[8];
-    if( ch>=0x20 && ch!='"' && ch!='\\' ) continue;     /* the common case */
-    obMem(o, z, (size_t)(p-z));
-    if( ch=='"' || ch=='\\' ){ e[0] = '\\'; e[1] = (char)ch; obMem(o, e, 2); }
-    else{ snprintf(e, sizeof(e), "\\u%04x", ch); obMem(o, e, 6); }
-    z = p+1;
+  size_t n = jsonSize(z);
+  char *t;
+  if( n<=o->cap ){ o->n = (size_t)(putJson(obRoom(o, n), z) - o->buf); return; }
+  t = malloc(n);
+  if( t ){ obMem(o, t, (size_t)(putJson(t, z) - t)); free(t); }
+}
+
+/* The functions of a block of calls as JSON strings, made again when the
+** block's functions change (fnt_call_block.fn_version). */
+typedef struct json_names {
+  int valid;
+  uint64_t version;
+  char *text;                      /* the strings, one after the other */
+  size_t *off;                     /* n+1 offsets into text */
+  size_t max;                      /* the longest */
+} json_names;
+
+static int jsonNames(json_names *j, const fnt_call_block *b){
+  size_t i, total = 0;
+  char *p;
+  if( j->valid && j->version==b->fn_version ) return 0;
+  for(i=0; i<b->n_fn; i++) total += jsonSize(b->fn_symbol[i]);
+  free(j->text);
+  free(j->off);
+  j->text = malloc(total ? total : 1);
+  j->off = malloc((b->n_fn+1)*sizeof(size_t));
+  j->valid = 0;
+  if( j->text==0 || j->off==0 ) return -1;
+  p = j->text;
+  j->max = 0;
+  for(i=0; i<b->n_fn; i++){
+    j->off[i] = (size_t)(p-j->text);
+    p = putJson(p, b->fn_symbol[i]);
+    if( (size_t)(p-j->text)-j->off[i]>j->max ) j->max = (size_t)(p-j->text)-j->off[i];
   }
-  obMem(o, z, (size_t)(p-z));
-  obMem(o, "\"", 1);
+  j->off[b->n_fn] = (size_t)(p-j->text);
+  j->version = b->fn_version;
+  j->valid = 1;
+  return 0;
+}
+static void jsonNamesFree(json_names *j){
+  free(j->text);
+  free(j->off);
 }
 
 /* ------------------------------------------------------------ threads */
@@ -263,50 +360,74 @@ static void windowPredicate(const cli_export *o, const char **run, fnt_call_pred
   if( o->has_win ){ p->t0 = o->win.t0; p->t1 = o->win.t1; }
 }
 
-static int inWindow(const cli_export *o, const fnt_call *c){
-  return !o->has_win || (c->start_ns < o->win.t1
-                         && (c->end_ns > o->win.t0 || c->start_ns >= o->win.t0));
+static int inWindow(const cli_export *o, int64_t start, int64_t end){
+  return !o->has_win || (start < o->win.t1 && (end > o->win.t0 || start >= o->win.t0));
 }
 
 /* ------------------------------------------------------------ chrome */
 
+/* The most a chrome event writes around its name. */
+#define CHROME_ROW_MAX (96 + 6*PUT_INT_MAX)
+
+/* One X event per call, a block at a time; the threads seen go to ts. */
+static int chromeBlock(const cli_export *o, const fnt_call_block *b,
+                       json_names *names, thread_set *ts, ob *out,
+                       uint64_t *ncalls){
+  size_t i;
+  int64_t lastThread = -1;
+  if( jsonNames(names, b) ) return FNT_E_NOMEM;
+  for(i=0; i<b->n; i++){
+    int64_t start = b->start_ns[i], dur = b->dur_ns[i];
+    const char *name = names->text + names->off[b->fn[i]];
+    char *p;
+    if( !inWindow(o, start, (int64_t)((uint64_t)start+(uint64_t)dur)) ) continue;
+    if( b->thread[i]!=lastThread ){
+      lastThread = b->thread[i];
+      if( threadsAdd(ts, (uint32_t)lastThread) ) return FNT_E_NOMEM;
+    }
+    p = obRoom(out, CHROME_ROW_MAX);
+    if( (*ncalls)++ ) PUTLIT(p, ",\n");
+    PUTLIT(p, "{\"ph\":\"X\",\"pid\":1,\"tid\":");
+    p = putInt(p, b->thread[i]);
+    PUTLIT(p, ",\"ts\":");
+    p = putMicros(p, start);
+    PUTLIT(p, ",\"dur\":");
+    p = putMicros(p, dur);
+    PUTLIT(p, ",\"name\":");
+    out->n = (size_t)(p-out->buf);
+    obMem(out, name, names->off[b->fn[i]+1]-names->off[b->fn[i]]);
+    p = obRoom(out, CHROME_ROW_MAX);
+    PUTLIT(p, ",\"args\":{\"call_id\":");
+    p = putInt(p, b->call_id[i]);
+    PUTLIT(p, ",\"depth\":");
+    p = putInt(p, b->depth[i]);
+    PUTLIT(p, ",\"self_ns\":");
+    p = putInt(p, b->self_ns[i]);
+    PUTLIT(p, "}}");
+    out->n = (size_t)(p-out->buf);
+  }
+  return FNT_OK;
+}
+
 static int exportChrome(fnt_snapshot *snap, const cli_export *o, FILE *f,
                         uint64_t *ncalls){
-  static ob out;
   const char *run = o->run;
   fnt_call_predicate p;
   fnt_calls *sc = 0;
-  const fnt_call *c;
+  fnt_call_block b;
+  json_names names = {0};
   thread_set ts = {0};
+  ob out;
   size_t i;
   int rc;
-  out.f = f;
-  out.n = 0;
+  if( obInit(&out, f, OB_LARGE) ) return FNT_E_NOMEM;
   windowPredicate(o, &run, &p);
   OBLIT(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run_id\":");
   obJson(&out, o->run);
   OBLIT(&out, "},\"traceEvents\":[\n");
   rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    rc = FNT_OK;
-    if( !inWindow(o, c) ) continue;
-    if( threadsAdd(&ts, c->thread) ){ rc = FNT_E_NOMEM; break; }
-    if( (*ncalls)++ ) obMem(&out, ",\n", 2);
-    OBLIT(&out, "{\"ph\":\"X\",\"pid\":1,\"tid\":");
-    obInt(&out, c->thread);
-    OBLIT(&out, ",\"ts\":");
-    obMicros(&out, c->start_ns);
-    OBLIT(&out, ",\"dur\":");
-    obMicros(&out, c->dur_ns);
-    OBLIT(&out, ",\"name\":");
-    obJson(&out, c->symbol);
-    OBLIT(&out, ",\"args\":{\"call_id\":");
-    obInt(&out, c->call_id);
-    OBLIT(&out, ",\"depth\":");
-    obInt(&out, c->depth);
-    OBLIT(&out, ",\"self_ns\":");
-    obInt(&out, c->self_ns);
-    OBLIT(&out, "}}");
+  while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &b))==1 ){
+    rc = chromeBlock(o, &b, &names, &ts, &out, ncalls);
   }
   fnt_calls_close(sc);
   for(i=0; rc==FNT_OK && i<ts.n; i++){
@@ -324,6 +445,8 @@ static int exportChrome(fnt_snapshot *snap, const cli_export *o, FILE *f,
     OBLIT(&out, "}}\n]}\n");
   }
   obFlush(&out);
+  obFree(&out);
+  jsonNamesFree(&names);
   free(ts.a);
   return rc<0 ? rc : FNT_OK;
 }
@@ -377,6 +500,7 @@ static int64_t frameOf(frames *fr, const char *z){
 typedef struct ss_call {
   int64_t start, end, call_id, parent_id;
   uint32_t frame, thread;          /* thread: its index in the group */
+  int64_t depth;
 } ss_call;
 typedef struct ss_open { int64_t end, call_id; uint32_t frame; } ss_open;
 
@@ -395,24 +519,29 @@ static int cmpSsCall(const void *a, const void *b){
   const ss_call *x = a, *y = b;
   if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
   if( x->start!=y->start ) return x->start<y->start ? -1 : 1;
-  return x->call_id<y->call_id ? -1 : x->call_id>y->call_id;
+  if( x->call_id!=y->call_id ) return x->call_id<y->call_id ? -1 : 1;
+  /* A run of format 1 may repeat a seq_no: the parent first still. */
+  return x->depth<y->depth ? -1 : x->depth>y->depth;
 }
 
 /* Calls per slice of the run's time that a speedscope export holds
 ** ($FNT_SPEEDSCOPE_SLICE_CALLS overrides it: the tests make slices tiny),
 ** and threads written at once (one temporary file each). */
-#define SS_SLICE_CALLS (1u<<20)
+#define SS_SLICE_CALLS (1u<<17)
 #define SS_GROUP       64
 
-static void ssEvent(ss_thread *t, const char *type, uint32_t frame, int64_t at){
-  obStr(&t->out, t->none ? "\n{\"type\":\"" : ",\n{\"type\":\"");
+static void ssEvent(ss_thread *t, char type, uint32_t frame, int64_t at){
+  char *p = obRoom(&t->out, 40 + 2*PUT_INT_MAX);
+  if( t->none ) PUTLIT(p, "\n{\"type\":\"");
+  else PUTLIT(p, ",\n{\"type\":\"");
   t->none = 0;
-  obStr(&t->out, type);
-  obStr(&t->out, "\",\"frame\":");
-  obInt(&t->out, frame);
-  obStr(&t->out, ",\"at\":");
-  obInt(&t->out, at);
-  obMem(&t->out, "}", 1);
+  *p++ = type;
+  PUTLIT(p, "\",\"frame\":");
+  p = putU64(p, frame);
+  PUTLIT(p, ",\"at\":");
+  p = putInt(p, at);
+  *p++ = '}';
+  t->out.n = (size_t)(p-t->out.buf);
 }
 
 /* A thread's next call, in start order (a parent before its children):
@@ -421,7 +550,7 @@ static void ssEvent(ss_thread *t, const char *type, uint32_t frame, int64_t at){
 static int ssCall(ss_thread *t, const ss_call *c){
   while( t->ns>0 && t->stack[t->ns-1].call_id!=c->parent_id ){
     t->ns--;
-    ssEvent(t, "C", t->stack[t->ns].frame, t->stack[t->ns].end);
+    ssEvent(t, 'C', t->stack[t->ns].frame, t->stack[t->ns].end);
   }
   if( t->ns==t->caps ){
     size_t nNew = t->caps ? t->caps*2 : 64;
@@ -430,12 +559,132 @@ static int ssCall(ss_thread *t, const ss_call *c){
     t->stack = x;
     t->caps = nNew;
   }
-  ssEvent(t, "O", c->frame, c->start);
+  ssEvent(t, 'O', c->frame, c->start);
   if( c->start<t->first ) t->first = c->start;    /* began before the window */
   if( c->end>t->last ) t->last = c->end;
   t->stack[t->ns].end = c->end;
   t->stack[t->ns].call_id = c->call_id;
   t->stack[t->ns++].frame = c->frame;
+  return FNT_OK;
+}
+
+/* The calls of one slice of a group of threads, and the frames of the
+** functions of the blocks being read. */
+typedef struct ss_slice {
+  ss_call *v;
+  uint64_t *key, *ktmp;            /* the order (ssSort) */
+  size_t n, cap;
+  int64_t smin, smax;              /* the slice's earliest, latest start */
+  uint32_t *frame;                 /* per function of the block: frame+1 */
+  size_t nframe;
+  uint64_t version;                /* the block's fn_version it is for */
+} ss_slice;
+
+/* The calls of block b that the slice starting at `a` gives for threads
+** ts[g0..g1), their frames interned in fr.  @return FNT_OK or NOMEM. */
+static int ssTake(ss_slice *sl, const fnt_call_block *b, const cli_export *o,
+                  const uint32_t *ts, size_t g0, size_t g1, int64_t a,
+                  int64_t lo, frames *fr){
+  int64_t lastThread = -1;
+  size_t ix = g1, i;
+  if( sl->frame==0 || sl->version!=b->fn_version ){
+    free(sl->frame);
+    sl->frame = calloc(b->n_fn+1, sizeof(uint32_t));
+    if( sl->frame==0 ) return FNT_E_NOMEM;
+    sl->version = b->fn_version;
+  }
+  if( sl->cap-sl->n<b->n ){
+    size_t nNew = (sl->cap ? sl->cap*2 : 4096) + b->n;
+    ss_call *x = realloc(sl->v, nNew*sizeof(*x));
+    uint64_t *k1 = 0, *k2 = 0;
+    if( x ) sl->v = x;
+    if( x && (k1 = realloc(sl->key, nNew*sizeof(uint64_t)))!=0 ) sl->key = k1;
+    if( k1 && (k2 = realloc(sl->ktmp, nNew*sizeof(uint64_t)))!=0 ) sl->ktmp = k2;
+    if( k2==0 ) return FNT_E_NOMEM;
+    sl->cap = nNew;
+  }
+  for(i=0; i<b->n; i++){
+    int64_t start = b->start_ns[i], end = (int64_t)((uint64_t)start+(uint64_t)b->dur_ns[i]);
+    ss_call *c;
+    int64_t fn = b->fn[i];
+    /* A call that started in an earlier slice was given there. */
+    if( (start<a && a>lo) || !inWindow(o, start, end) ) continue;
+    if( b->thread[i]!=lastThread ){
+      size_t l = g0, h = g1;
+      lastThread = b->thread[i];
+      while( l<h ){
+        size_t mid = (l+h)/2;
+        if( ts[mid]<(uint64_t)lastThread ) l = mid+1; else h = mid;
+      }
+      ix = l<g1 && ts[l]==(uint64_t)lastThread ? l : g1;
+    }
+    if( ix==g1 ) continue;                      /* another group's */
+    if( sl->frame[fn]==0 ){
+      int64_t id = frameOf(fr, b->fn_symbol[fn]);
+      if( id<0 ) return FNT_E_NOMEM;
+      sl->frame[fn] = (uint32_t)id+1;
+    }
+    c = &sl->v[sl->n++];
+    c->start = start;
+    c->end = end;
+    c->call_id = b->call_id[i];
+    c->parent_id = b->parent_id[i];
+    c->depth = b->depth[i];
+    c->thread = (uint32_t)(ix-g0);
+    c->frame = sl->frame[fn]-1;
+    if( start<sl->smin ) sl->smin = start;
+    if( start>sl->smax ) sl->smax = start;
+  }
+  return FNT_OK;
+}
+
+#define SS_RADIX 11               /* bits a pass of the radix sort */
+
+/* Orders the slice's calls by (thread, start, call_id) into sl->key: the
+** thread, the start (from the slice's earliest) and the call's index in
+** sl->v packed in one 64-bit key, sorted by LSD radix on the bits above
+** the index (a stable sort), the index then read from the low bits.  The
+** calls that start at the same time on a thread then go by call_id, depth.  A
+** slice too wide for one key sorts its calls (qsort) in place. */
+static int ssSort(ss_slice *sl, uint32_t ng){
+  uint64_t span = (uint64_t)sl->smax-(uint64_t)sl->smin;
+  uint64_t *key = sl->key, *tmp = sl->ktmp, imask;
+  int sb = 0, tb = 0, ib = 0, sh;
+  size_t cnt[1u<<SS_RADIX], i, j;
+  while( sb<64 && (span>>sb) ) sb++;
+  while( ((uint64_t)(ng-1)>>tb) ) tb++;
+  while( ((uint64_t)(sl->n ? sl->n-1 : 0)>>ib) ) ib++;
+  imask = ib ? ~(uint64_t)0>>(64-ib) : 0;
+  if( sb+tb+ib>64 ){
+    qsort(sl->v, sl->n, sizeof(ss_call), cmpSsCall);
+    for(i=0; i<sl->n; i++) key[i] = i;
+    return FNT_OK;
+  }
+  for(i=0; i<sl->n; i++){
+    const ss_call *c = &sl->v[i];
+    uint64_t k = (uint64_t)c->start-(uint64_t)sl->smin;
+    if( tb ) k |= (uint64_t)c->thread<<sb;
+    key[i] = ib ? k<<ib | i : k;
+  }
+  for(sh=ib; sl->n>1 && sh<ib+sb+tb; sh+=SS_RADIX){
+    size_t sum = 0;
+    uint64_t *x;
+    memset(cnt, 0, sizeof(cnt));
+    for(i=0; i<sl->n; i++) cnt[key[i]>>sh & ((1u<<SS_RADIX)-1)]++;
+    if( cnt[key[0]>>sh & ((1u<<SS_RADIX)-1)]==sl->n ) continue;   /* one digit */
+    for(j=0; j<(1u<<SS_RADIX); j++){ size_t c = cnt[j]; cnt[j] = sum; sum += c; }
+    for(i=0; i<sl->n; i++) tmp[cnt[key[i]>>sh & ((1u<<SS_RADIX)-1)]++] = key[i];
+    x = key; key = tmp; tmp = x;
+  }
+  sl->key = key;
+  sl->ktmp = tmp;
+  for(i=0; i<sl->n; i++) key[i] &= imask;
+  for(i=1; i<sl->n; i++){
+    uint64_t k = key[i];
+    if( cmpSsCall(&sl->v[key[i-1]], &sl->v[k])<=0 ) continue;
+    for(j=i; j>0 && cmpSsCall(&sl->v[k], &sl->v[key[j-1]])<0; j--) key[j] = key[j-1];
+    key[j] = k;
+  }
   return FNT_OK;
 }
 
@@ -446,70 +695,52 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
                    size_t g0, size_t g1, int64_t lo, int64_t hi, int64_t width,
                    frames *fr, ob *out, uint64_t *ncalls){
   const char *run = o->run;
-  size_t ng = g1-g0, nv = 0, capv = 0, i;
+  size_t ng = g1-g0, i;
   ss_thread *th = calloc(ng, sizeof(ss_thread));
-  ss_call *v = 0;
+  ss_slice sl;
+  char *buf = malloc(OB_LARGE);
   int64_t a;
   int rc = FNT_OK;
-  if( th==0 ) return FNT_E_NOMEM;
+  memset(&sl, 0, sizeof(sl));
+  if( th==0 || buf==0 ){ free(th); free(buf); return FNT_E_NOMEM; }
   for(i=0; i<ng && rc==FNT_OK; i++){
-    th[i].out.f = tmpfile();
     th[i].first = lo;
     th[i].last = lo;
     th[i].none = 1;
-    if( th[i].out.f==0 ) rc = FNT_E_IO;
+    if( obInit(&th[i].out, tmpfile(), OB_SMALL) ) rc = FNT_E_NOMEM;
+    else if( th[i].out.f==0 ) rc = FNT_E_IO;
   }
   for(a=lo; rc==FNT_OK && a<=hi; a = a>hi-width ? hi+1 : a+width){
     fnt_call_predicate p;
     fnt_calls *sc = 0;
-    const fnt_call *c;
+    fnt_call_block b;
     windowPredicate(o, &run, &p);
     if( ng==1 ) p.thread = ts[g0];
     p.t0 = a;
     p.t1 = a>hi-width ? hi : a+width-1;         /* the slice [t0, t1] */
-    nv = 0;
+    sl.n = 0;
+    sl.smin = INT64_MAX;
+    sl.smax = INT64_MIN;
     rc = fnt_calls_open(snap, &p, &sc);
-    while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-      size_t lo2 = g0, hi2 = g1;
-      int64_t fid;
-      rc = FNT_OK;
-      /* A call that started in an earlier slice was given there. */
-      if( (c->start_ns<a && a>lo) || !inWindow(o, c) ) continue;
-      while( lo2<hi2 ){
-        size_t mid = (lo2+hi2)/2;
-        if( ts[mid]<c->thread ) lo2 = mid+1; else hi2 = mid;
-      }
-      if( lo2==g1 || ts[lo2]!=c->thread ) continue;   /* another group's */
-      if( nv==capv ){
-        size_t nNew = capv ? capv*2 : 4096;
-        ss_call *x = realloc(v, nNew*sizeof(*x));
-        if( x==0 ){ rc = FNT_E_NOMEM; break; }
-        v = x;
-        capv = nNew;
-      }
-      if( (fid = frameOf(fr, c->symbol))<0 ){ rc = FNT_E_NOMEM; break; }
-      v[nv].start = c->start_ns;
-      v[nv].end = c->end_ns;
-      v[nv].call_id = c->call_id;
-      v[nv].parent_id = c->parent_id;
-      v[nv].thread = (uint32_t)(lo2-g0);
-      v[nv++].frame = (uint32_t)fid;
+    while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &b))==1 ){
+      rc = ssTake(&sl, &b, o, ts, g0, g1, a, lo, fr);
     }
     fnt_calls_close(sc);
     if( rc<0 ) break;
-    rc = FNT_OK;
-    if( nv>1 ) qsort(v, nv, sizeof(*v), cmpSsCall);
-    for(i=0; i<nv && rc==FNT_OK; i++) rc = ssCall(&th[v[i].thread], &v[i]);
-    *ncalls += nv;
+    rc = ssSort(&sl, (uint32_t)ng);
+    for(i=0; i<sl.n && rc==FNT_OK; i++){
+      const ss_call *c = &sl.v[sl.key[i]];
+      rc = ssCall(&th[c->thread], c);
+    }
+    *ncalls += sl.n;
   }
   for(i=0; i<ng; i++){
     ss_thread *t = &th[i];
-    char buf[1<<15];
     size_t n;
     if( rc==FNT_OK ){
       while( t->ns>0 ){
         t->ns--;
-        ssEvent(t, "C", t->stack[t->ns].frame, t->stack[t->ns].end);
+        ssEvent(t, 'C', t->stack[t->ns].frame, t->stack[t->ns].end);
       }
       obFlush(&t->out);
       if( fflush(t->out.f) || ferror(t->out.f) ) rc = FNT_E_IO;
@@ -518,7 +749,10 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
                       : "\n{\"type\":\"evented\",\"name\":\"thread ");
       obInt(out, ts[g0+i]);
       obStr(out, "\",\"unit\":\"nanoseconds\",\"events\":[");
-      while( rc==FNT_OK && (n = fread(buf, 1, sizeof(buf), t->out.f))>0 ) obMem(out, buf, n);
+      obFlush(out);
+      while( rc==FNT_OK && (n = fread(buf, 1, OB_LARGE, t->out.f))>0 ){
+        if( fwrite(buf, 1, n, out->f)!=n ) rc = FNT_E_IO;
+      }
       obStr(out, "\n],\"startValue\":");
       obInt(out, t->first);
       obStr(out, ",\"endValue\":");
@@ -526,39 +760,45 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
       obMem(out, "}", 1);
     }
     if( t->out.f ) fclose(t->out.f);
+    obFree(&t->out);
     free(t->stack);
   }
   free(th);
-  free(v);
+  free(buf);
+  free(sl.v);
+  free(sl.key);
+  free(sl.ktmp);
+  free(sl.frame);
   return rc;
 }
 
 static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
                             uint64_t *ncalls){
-  static ob out;
   const char *run = o->run;
   fnt_call_predicate p;
   fnt_calls *sc = 0;
-  const fnt_call *c;
+  fnt_call_block b;
   thread_set ts = {0};
   frames fr = {0};
+  ob out;
   int64_t lo = INT64_MAX, hi = INT64_MIN, width;
   uint64_t total = 0;
   size_t i;
   int rc;
-  out.f = f;
-  out.n = 0;
+  if( obInit(&out, f, OB_LARGE) ) return FNT_E_NOMEM;
   /* Threads and the time span from the depth-0 calls (every call lies
   ** within one); the run's calls size the slices. */
   windowPredicate(o, &run, &p);
   p.depth_max = 0;
   rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    rc = FNT_OK;
-    if( !inWindow(o, c) ) continue;
-    if( threadsAdd(&ts, c->thread) ){ rc = FNT_E_NOMEM; break; }
-    if( c->start_ns<lo ) lo = c->start_ns;
-    if( c->end_ns>hi ) hi = c->end_ns;
+  while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &b))==1 ){
+    for(i=0, rc=FNT_OK; i<b.n && rc==FNT_OK; i++){
+      int64_t start = b.start_ns[i], end = (int64_t)((uint64_t)start+(uint64_t)b.dur_ns[i]);
+      if( !inWindow(o, start, end) ) continue;
+      if( threadsAdd(&ts, (uint32_t)b.thread[i]) ) rc = FNT_E_NOMEM;
+      if( start<lo ) lo = start;
+      if( end>hi ) hi = end;
+    }
   }
   fnt_calls_close(sc);
   if( rc==FNT_OK && ts.n ){
@@ -598,6 +838,7 @@ static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
   obStr(&out, "]}}\n");
 done:
   obFlush(&out);
+  obFree(&out);
   for(i=0; i<fr.n; i++) free(fr.name[i]);
   free(fr.name);
   free(fr.slot);

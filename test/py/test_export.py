@@ -437,3 +437,25 @@ def test_awkward_symbols(tmp_path):
     check_svg(path, [("".join(ch for ch in st if ch >= " "), n, c)
                      for st, n, c in flame_rows(conn, "weird", None)])
     conn.close()
+
+
+def test_golden_format1(tmp_path):
+    """A format-1 warehouse has no calls files: chrome and speedscope read
+    the calls its replay derives in memory, a block at a time."""
+    import shutil
+    wh = str(tmp_path / "wh")
+    shutil.copytree(os.path.join(tc.SOURCE, "test", "golden", "warehouse-v1"), wh)
+    conn = tc.connect(wh)
+    runs = [r[0] for r in conn.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
+    assert runs
+    for run in runs:
+        calls = conn.execute(CALLS_SQL, (run,)).fetchall()
+        assert calls, run
+        path = str(tmp_path / "out.json")
+        p = fnt(wh, "export", run, "--format", "chrome", "-o", path)
+        check_chrome(path, calls)
+        assert ("%d calls" % len(calls)).encode() in p.stderr, run
+        for env in ({}, {"FNT_SPEEDSCOPE_SLICE_CALLS": "3"}):
+            fnt(wh, "export", run, "--format", "speedscope", "-o", path, env=env)
+            check_speedscope(path, calls)
+    conn.close()

@@ -43,8 +43,61 @@ static void fileRun(fnt_store *st, const char *run, size_t from, size_t to,
   CHECK_RC(st, fnt_file_chunk(st, &c), 1);
 }
 
+/* One call's fields (those a block gives too) appended to out. */
+static void callText(char *out, size_t n, size_t *used, const char *run,
+                     int64_t thread, int64_t call_id, int64_t parent_id,
+                     int64_t depth, int64_t start, int64_t dur, int64_t self,
+                     const char *symbol){
+  *used += (size_t)snprintf(out+*used, n-*used, "%s:%lld:%lld:%lld:%lld:%lld:%lld:%lld:%s\n",
+                            run, (long long)thread, (long long)call_id, (long long)parent_id,
+                            (long long)depth, (long long)start, (long long)dur,
+                            (long long)self, symbol);
+  if( *used>=n ) *used = n-1;
+}
+
+/* The same scan read by fnt_calls_next_block(): the same calls, fields
+** and order as by rows; an ordered scan, or one read by rows, refused. */
+static void checkBlocks(fnt_store *st, fnt_snapshot *snap, const fnt_call_predicate *p){
+  static char byRow[16384], byBlock[16384];
+  size_t nr = 0, nb = 0, i;
+  fnt_calls *sc = 0;
+  const fnt_call *c;
+  fnt_call_block b;
+  int rc;
+  byRow[0] = byBlock[0] = 0;
+  CHECK_RC(st, fnt_calls_open(snap, p, &sc), FNT_OK);
+  while( (rc = fnt_calls_next(sc, &c))==1 ){
+    callText(byRow, sizeof(byRow), &nr, c->run_id, c->thread, c->call_id, c->parent_id,
+             c->depth, c->start_ns, c->dur_ns, c->self_ns, c->symbol);
+  }
+  CHECK_EQ_INT(rc, 0);
+  CHECK_EQ_INT(fnt_calls_next_block(sc, &b), FNT_E_MISUSE);
+  fnt_calls_close(sc);
+  sc = 0;
+  CHECK_RC(st, fnt_calls_open(snap, p, &sc), FNT_OK);
+  if( p->ordered ){
+    CHECK_EQ_INT(fnt_calls_next_block(sc, &b), FNT_E_MISUSE);
+    fnt_calls_close(sc);
+    return;
+  }
+  while( (rc = fnt_calls_next_block(sc, &b))==1 ){
+    CHECK(b.n>0);
+    for(i=0; i<b.n; i++){
+      CHECK(b.fn[i]>=0 && (size_t)b.fn[i]<b.n_fn);
+      callText(byBlock, sizeof(byBlock), &nb, b.run_id, b.thread[i], b.call_id[i],
+               b.parent_id[i], b.depth[i], b.start_ns[i], b.dur_ns[i], b.self_ns[i],
+               b.fn_symbol[b.fn[i]]);
+    }
+  }
+  CHECK_EQ_INT(rc, 0);
+  CHECK_EQ_INT(fnt_calls_next(sc, &c), FNT_E_MISUSE);
+  fnt_calls_close(sc);
+  CHECK_STR(byBlock, byRow);
+}
+
 /* The calls a predicate gives, as "run:call_id" joined by spaces (in the
-** scan's order), their count returned. */
+** scan's order), their count returned; the block reader checked against
+** it on the way. */
 static int scan(fnt_store *st, fnt_snapshot *snap, const fnt_call_predicate *p,
                 char *out, size_t n){
   fnt_calls *sc = 0;
@@ -52,6 +105,7 @@ static int scan(fnt_store *st, fnt_snapshot *snap, const fnt_call_predicate *p,
   int rc, k = 0;
   size_t used = 0;
   out[0] = 0;
+  checkBlocks(st, snap, p);
   rc = fnt_calls_open(snap, p, &sc);
   CHECK_RC(st, rc, FNT_OK);
   if( rc ) return -1;
