@@ -155,13 +155,43 @@ static int growCalls(flame_build *b){
   return FNT_OK;
 }
 
+/* The calls of one block, each function's symbol interned once per
+** function table (symOf: symbol id + 1 per function, 0 not yet). */
+static int addBlock(flame_build *b, const fnt_call_block *k, uint32_t *symOf){
+  size_t i;
+  int rc;
+  for(i=0; i<k->n; i++){
+    flame_call *x;
+    int64_t fn = k->fn[i];
+    if( symOf[fn]==0 ){
+      uint32_t id;
+      rc = internSym(b, k->fn_symbol[fn] ? k->fn_symbol[fn] : "", &id);
+      if( rc ) return rc;
+      symOf[fn] = id+1;
+    }
+    if( (rc = growCalls(b))!=FNT_OK ) return rc;
+    x = &b->call[b->ncall++];
+    x->call_id = k->call_id[i];
+    x->parent_id = k->parent_id[i];
+    x->start = k->start_ns[i];
+    x->end = (int64_t)((uint64_t)k->start_ns[i] + (uint64_t)k->dur_ns[i]);
+    x->self = k->self_ns[i];
+    x->thread = (uint32_t)k->thread[i];
+    x->depth = (uint32_t)k->depth[i];
+    x->sym = symOf[fn]-1;
+  }
+  return FNT_OK;
+}
+
 /* Reads the calls of the run that overlap the window (all of them without
 ** one), sorted by call_id. */
 static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
                      const fnt_flame_window *w){
   fnt_call_predicate p;
   fnt_calls *sc = 0;
-  const fnt_call *c;
+  fnt_call_block k;
+  uint32_t *symOf = 0;
+  uint64_t version = 0;
   int rc;
   fnt_call_predicate_init(&p);
   p.run_ids = &run_id;
@@ -172,21 +202,16 @@ static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
     if( w->thread>=0 ) p.thread = w->thread;
   }
   rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    flame_call *x;
-    if( (rc = growCalls(b))!=FNT_OK ) break;
-    x = &b->call[b->ncall];
-    x->call_id = c->call_id;
-    x->parent_id = c->parent_id;
-    x->start = c->start_ns;
-    x->end = c->end_ns;
-    x->self = c->self_ns;
-    x->thread = c->thread;
-    x->depth = (uint32_t)c->depth;
-    rc = internSym(b, c->symbol ? c->symbol : "", &x->sym);
-    if( rc ) break;
-    b->ncall++;
+  while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &k))==1 ){
+    if( symOf==0 || version!=k.fn_version ){
+      fnt_free(symOf);
+      symOf = fnt_calloc(k.n_fn+1, sizeof(uint32_t));
+      if( symOf==0 ){ rc = FNT_E_NOMEM; break; }
+      version = k.fn_version;
+    }
+    rc = addBlock(b, &k, symOf);
   }
+  fnt_free(symOf);
   fnt_calls_close(sc);
   if( rc<0 ) return rc;
   if( b->ncall>1 ) qsort(b->call, b->ncall, sizeof(flame_call), cmpCallId);
@@ -311,35 +336,111 @@ static int cmpRowStack(const void *a, const void *b){
   return strcmp(((const fnt_flame_row*)a)->stack, ((const fnt_flame_row*)b)->stack);
 }
 
+typedef struct sym_rank { const char *z; uint32_t id; } sym_rank;
+static int cmpSymRank(const void *a, const void *b){
+  return strcmp(((const sym_rank*)a)->z, ((const sym_rank*)b)->z);
+}
+static int cmpU64(const void *a, const void *b){
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x<y ? -1 : x>y;
+}
+
+/* The nodes with calls in the order of their stack text, or nearly: depth
+** first, a node before its children and siblings by symbol (strcmp).  That
+** is strcmp's order of the texts unless a symbol is a prefix of a
+** sibling's followed by a byte below ';', or holds a ';' (makeRows checks).
+** It spares sorting long texts that share long prefixes.  @return the
+** node ids (*n of them), or NULL out of memory. */
+static uint32_t *stackOrder(const flame_build *b, size_t *n){
+  const fnt_calls_stack *node = b->nodes.node;
+  uint32_t nn = b->nodes.n, k, *rank = 0, *out = 0;
+  size_t *start = 0, *pos = 0, sp = 0, capsp = 0, i;
+  uint64_t *kids = 0;
+  sym_rank *sr = 0;
+  struct { size_t at, end; } *stk = 0;
+  *n = 0;
+  rank = fnt_malloc(((size_t)b->nsym+1)*sizeof(uint32_t));
+  sr = fnt_malloc(((size_t)b->nsym+1)*sizeof(sym_rank));
+  start = fnt_calloc((size_t)nn+2, sizeof(size_t));
+  pos = fnt_malloc(((size_t)nn+2)*sizeof(size_t));
+  kids = fnt_malloc(((size_t)nn+1)*sizeof(uint64_t));
+  out = fnt_malloc(((size_t)nn+1)*sizeof(uint32_t));
+  if( !rank || !sr || !start || !pos || !kids || !out ) goto nomem;
+  for(k=0; k<b->nsym; k++){ sr[k].z = b->sym[k]; sr[k].id = k; }
+  qsort(sr, b->nsym, sizeof(sym_rank), cmpSymRank);
+  for(k=0; k<b->nsym; k++) rank[sr[k].id] = k;
+  /* Children by parent (bucket 0: depth 0, bucket p+1: node p's), each
+  ** bucket by its symbols' ranks. */
+  for(k=0; k<nn; k++) start[node[k].parent+1]++;
+  for(i=1; i<(size_t)nn+2; i++) start[i] += start[i-1];
+  memcpy(pos, start, ((size_t)nn+2)*sizeof(size_t));
+  for(k=0; k<nn; k++) kids[pos[node[k].parent]++] = (uint64_t)rank[node[k].fn]<<32 | k;
+  for(i=0; i<=(size_t)nn; i++){
+    if( start[i+1]-start[i]>1 ) qsort(kids+start[i], start[i+1]-start[i], sizeof(uint64_t), cmpU64);
+  }
+  /* Depth first, from the depth-0 nodes. */
+  capsp = 64;
+  stk = fnt_malloc(capsp*sizeof(*stk));
+  if( stk==0 ) goto nomem;
+  stk[0].at = start[0];
+  stk[0].end = start[1];
+  sp = 1;
+  while( sp>0 ){
+    if( stk[sp-1].at==stk[sp-1].end ){ sp--; continue; }
+    k = (uint32_t)kids[stk[sp-1].at++];
+    if( node[k].calls ) out[(*n)++] = k;
+    if( start[k+2]>start[k+1] ){
+      if( sp==capsp ){
+        void *x = fnt_realloc(stk, capsp*2*sizeof(*stk));
+        if( x==0 ) goto nomem;
+        stk = x;
+        capsp *= 2;
+      }
+      stk[sp].at = start[k+1];
+      stk[sp++].end = start[k+2];
+    }
+  }
+  fnt_free(stk); fnt_free(rank); fnt_free(sr); fnt_free(start); fnt_free(pos); fnt_free(kids);
+  return out;
+nomem:
+  fnt_free(stk); fnt_free(rank); fnt_free(sr); fnt_free(start); fnt_free(pos); fnt_free(kids);
+  fnt_free(out);
+  return 0;
+}
+
 /* The rows: one per node with calls, its stack text, sorted; stacks of the
 ** same text (two functions of one symbol) merged. */
 static int makeRows(flame_build *b, fnt_flame *f){
-  size_t total = 0, off = 0, i, n = 0;
-  size_t *len;
-  uint32_t k;
+  size_t total = 0, off = 0, i, n = 0, norder = 0;
+  size_t *len, *symLen;
+  uint32_t k, *order;
+  int sorted = 1;
   const fnt_calls_stack *node = b->nodes.node;
   len = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
-  if( len==0 ) return FNT_E_NOMEM;
+  symLen = fnt_malloc(((size_t)b->nsym+1)*sizeof(size_t));
+  order = stackOrder(b, &norder);
+  if( len==0 || symLen==0 || order==0 ) goto nomem;
+  for(k=0; k<b->nsym; k++) symLen[k] = strlen(b->sym[k]);
   /* Nodes are interned after their parents: one pass gives every length. */
   for(k=0; k<b->nodes.n; k++){
     const fnt_calls_stack *x = &node[k];
-    len[k] = strlen(b->sym[x->fn]) + (x->parent ? len[x->parent-1]+1 : 0);
+    len[k] = symLen[x->fn] + (x->parent ? len[x->parent-1]+1 : 0);
     if( x->calls ){ total += len[k]+1; n++; }
   }
   f->rows = fnt_calloc(n ? n : 1, sizeof(fnt_flame_row));
   f->text = fnt_malloc(total ? total : 1);
-  if( f->rows==0 || f->text==0 ){ fnt_free(len); return FNT_E_NOMEM; }
-  for(k=0; k<b->nodes.n; k++){
-    const fnt_calls_stack *x = &node[k];
+  if( f->rows==0 || f->text==0 ) goto nomem;
+  for(i=0; i<norder; i++){
+    const fnt_calls_stack *x = &node[order[i]];
     uint32_t j;
     char *z;
     size_t end;
-    if( x->calls==0 ) continue;
+    k = order[i];
     z = f->text + off;
     z[len[k]] = 0;
     /* Written from the top of the stack down to depth 0. */
     for(j=k+1, end=len[k]; j; j=node[j-1].parent){
-      size_t m = strlen(b->sym[node[j-1].fn]);
+      size_t m = symLen[node[j-1].fn];
       memcpy(z+end-m, b->sym[node[j-1].fn], m);
       end -= m;
       if( end ) z[--end] = ';';
@@ -351,9 +452,22 @@ static int makeRows(flame_build *b, fnt_flame *f){
     off += len[k]+1;
   }
   fnt_free(len);
-  if( f->n>1 ) qsort(f->rows, f->n, sizeof(fnt_flame_row), cmpRowStack);
+  fnt_free(symLen);
+  fnt_free(order);
+  /* The order by symbols is strcmp's but for the odd symbol (stackOrder):
+  ** one comparison per row checks it and finds the texts to merge. */
   for(i=n=0; i<f->n; i++){
-    if( n>0 && strcmp(f->rows[n-1].stack, f->rows[i].stack)==0 ){
+    int c = n>0 ? strcmp(f->rows[n-1].stack, f->rows[i].stack) : -1;
+    if( c>0 && sorted ){
+      /* rows[0..n) merged so far, rows[i..) not seen: sort them all. */
+      memmove(f->rows+n, f->rows+i, (f->n-i)*sizeof(fnt_flame_row));
+      f->n = n + (f->n-i);
+      qsort(f->rows, f->n, sizeof(fnt_flame_row), cmpRowStack);
+      sorted = 0;
+      i = n = 0;
+      c = -1;
+    }
+    if( c==0 ){
       f->rows[n-1].self_ns += f->rows[i].self_ns;
       f->rows[n-1].calls += f->rows[i].calls;
     }else{
@@ -362,6 +476,11 @@ static int makeRows(flame_build *b, fnt_flame *f){
   }
   f->n = n;
   return FNT_OK;
+nomem:
+  fnt_free(len);
+  fnt_free(symLen);
+  fnt_free(order);
+  return FNT_E_NOMEM;
 }
 
 static void buildClear(flame_build *b){

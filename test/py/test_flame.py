@@ -185,3 +185,28 @@ def test_golden_format1_and_compaction():
     for r in runs:
         assert flame_sql(c, r) == want[r], "%s after fnt_compact" % r
     c.close()
+
+
+def test_symbols_against_tree_order(conn):
+    """Rows come in strcmp's order of their texts even where that is not the
+    tree's order by symbol: a symbol that is a sibling's prefix followed by a
+    byte below ';' ("a" and "a:x", "a!"), one holding a ';' (its text equal
+    to another stack's: the two rows merge)."""
+    evs, seq = [], 0
+    for th, path in [(0, ["a", "c"]), (0, ["a:x"]), (0, ["a;c"]), (0, ["a!"]),
+                     (1, ["a", "a:x", "c"]), (1, ["a", "a:x"]), (1, ["a", "a;"])]:
+        for s in path:
+            evs.append((th, seq, seq * 10, s, "", "entry"))
+            seq += 1
+        for s in reversed(path):
+            evs.append((th, seq, seq * 10, s, "", "exit"))
+            seq += 1
+    assert tc.file(conn, tc.chunk_doc("acme/o", None, "odd", evs, 0, 1, len(evs))) == 1
+    calls = tc.ref_calls(tc.events_of(conn, "odd"))
+    want = ref_flame(calls)
+    assert [r[0] for r in want] == sorted(r[0] for r in want)
+    assert ("a;c", 20, 2) in want                 # "a" then "c", and "a;c" itself
+    assert conn.execute("SELECT fnt_folded('odd')").fetchone()[0] == folded(want)
+    t0, t1 = 15, seq * 10 - 15
+    assert conn.execute("SELECT fnt_folded('odd', ?, ?)", (t0, t1)).fetchone()[0] == \
+        folded(ref_flame(calls, (t0, t1)))
