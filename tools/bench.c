@@ -86,6 +86,12 @@ typedef struct sys_result {
   sql_reads floor[2];          /* plain's child: the floor, serialized and NOMUTEX */
   double tl_p50, tl_p99;       /* fnt_timeline, 2,000 buckets, every zoom */
   uint64_t tl_rows;
+  /* exports (chrome, speedscope) and flame graphs: exportsBench, flameBench */
+  int exp_ran;
+  double exp_s[2], exp_floor_s[2];       /* fnt export; the floor: its bytes copied */
+  uint64_t exp_bytes[2];
+  double flame_run_s, flame_win_s;       /* medians */
+  uint64_t flame_win_calls;              /* calls of a window, on average */
 } sys_result;
 
 typedef struct sys_figures {
@@ -1100,6 +1106,106 @@ static int timelineBench(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *
   return 0;
 }
 
+/* ------------------------------------------------------------------------
+** Exports and flame graphs: `fnt export` of the whole run as chrome and as
+** speedscope (the real command in a child process, to a scratch file in
+** the bench's folder), beside its floor (the same bytes copied from the
+** OS cache to a file in the same folder, as cat would); fnt_flame of the
+** whole run and of windows of about 100k calls.
+*/
+static const char *const exportFormat[2] = { "chrome", "speedscope" };
+#define FLAME_WINDOW_CALLS 100000
+#define FLAME_WINDOWS 5
+#define FLAME_RUNS 3
+
+/* Copies file `from` to `to` in 1 MiB blocks.  @return seconds, or -1. */
+static double copyFile(const char *from, const char *to){
+  static char buf[1<<20];
+  int in = open(from, O_RDONLY), out = open(to, O_WRONLY|O_CREAT|O_TRUNC, 0666);
+  double t = now();
+  ssize_t n = 0;
+  while( in>=0 && out>=0 && (n = read(in, buf, sizeof(buf)))>0 ){
+    if( write(out, buf, (size_t)n)!=n ){ n = -1; break; }
+  }
+  if( in>=0 ) close(in);
+  if( out>=0 && close(out) ) n = -1;
+  t = now() - t;
+  unlink(to);
+  return in<0 || out<0 || n<0 ? -1 : t;
+}
+
+/* `fnt -q -w WH export RUN --format F -o FILE` for both formats, timed. */
+static int exportsBench(bench *b, sys_result *r){
+  char out[PATH_MAX+64], copy[PATH_MAX+64];
+  int k;
+  for(k=0; k<2; k++){
+    struct stat sb;
+    int status = -1;
+    double t;
+    pid_t pid;
+    snprintf(out, sizeof(out), "%s/export.%s", b->root, exportFormat[k]);
+    snprintf(copy, sizeof(copy), "%s/export.copy", b->root);
+    fflush(stdout);
+    fflush(stderr);
+    t = now();
+    pid = fork();
+    if( pid==0 ){
+      execl("/proc/self/exe", "fnt", "-q", "-w", b->path[SYS_FNT_C], "export", b->runId,
+            "--format", exportFormat[k], "-o", out, (char*)0);
+      _exit(127);
+    }
+    if( pid<0 || waitpid(pid, &status, 0)<0 || !WIFEXITED(status) || WEXITSTATUS(status)!=0 ){
+      progress("fnt export --format %s: failed (status %d)", exportFormat[k], status);
+      return 1;
+    }
+    r->exp_s[k] = now() - t;
+    r->exp_bytes[k] = stat(out, &sb)==0 ? (uint64_t)sb.st_size : 0;
+    r->exp_floor_s[k] = copyFile(out, copy);
+    unlink(out);
+    if( r->exp_floor_s[k]<0 ){ progress("%s: cannot copy: %s", out, strerror(errno)); return 1; }
+  }
+  r->exp_ran = 1;
+  return 0;
+}
+
+/* fnt_flame of the whole run (FLAME_RUNS times) and of FLAME_WINDOWS
+** windows spread over the run, each from a window's first event over
+** twice FLAME_WINDOW_CALLS events (half of them are entries); medians. */
+static int flameBench(bench *b, fnt_snapshot *snap, sys_result *r){
+  double lat[FLAME_RUNS > FLAME_WINDOWS ? FLAME_RUNS : FLAME_WINDOWS], p99;
+  uint64_t last = (b->o.sc.events - 1)/CHECKPOINT;
+  int i, rc = FNT_OK;
+  for(i=0; rc==FNT_OK && i<FLAME_RUNS; i++){
+    fnt_flame *fl = 0;
+    double t = now();
+    rc = fnt_flame_compute(snap, b->runId, 0, &fl);
+    lat[i] = now() - t;
+    fnt_flame_free(fl);
+  }
+  if( rc==FNT_OK ) percentiles(lat, FLAME_RUNS, &r->flame_run_s, &p99);
+  for(i=0; rc==FNT_OK && i<FLAME_WINDOWS; i++){
+    uint64_t s = b->starts[(size_t)i*(size_t)b->o.windows/FLAME_WINDOWS];
+    uint64_t e = (s + 2*FLAME_WINDOW_CALLS)/CHECKPOINT;
+    fnt_flame_window w;
+    fnt_flame *fl = 0;
+    double t;
+    size_t k;
+    w.t0 = (int64_t)b->cp[s/CHECKPOINT];
+    w.t1 = (int64_t)b->cp[e<last ? e : last];
+    w.thread = -1;
+    if( w.t1<=w.t0 ) w.t1 = w.t0 + 1;
+    t = now();
+    rc = fnt_flame_compute(snap, b->runId, &w, &fl);
+    lat[i] = now() - t;
+    for(k=0; k<fnt_flame_count(fl); k++) r->flame_win_calls += (uint64_t)fnt_flame_rows(fl)[k].calls;
+    fnt_flame_free(fl);
+  }
+  if( rc!=FNT_OK ) return rc;
+  r->flame_win_calls /= FLAME_WINDOWS;
+  percentiles(lat, FLAME_WINDOWS, &r->flame_win_s, &p99);
+  return FNT_OK;
+}
+
 static int queryC(bench *b, sys_result *r, double *lat){
   fnt_store *st = cli_open(b->path[SYS_FNT_C], 1);
   fnt_snapshot *snap = 0;
@@ -1173,6 +1279,8 @@ static int queryC(bench *b, sys_result *r, double *lat){
     if( callQueriesC(b, st, snap, r) ) rc = FNT_E_MISUSE;
     else rc = timelineBench(b, snap, 0, r);
   }
+  if( rc==FNT_OK ) rc = flameBench(b, snap, r);
+  if( rc==FNT_OK && exportsBench(b, r) ) rc = FNT_E_MISUSE;
   if( rc!=FNT_OK ){
     progress("%s: %s", sysName[SYS_FNT_C], fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
   }
@@ -1710,7 +1818,7 @@ typedef struct figure {
 #define NOVAL (-1.0)
 
 static int nFig;
-static figure figs[32];
+static figure figs[48];
 
 static figure *addFig(const char *key, const char *name, const char *via,
                       const char *unit, int sysFnt, int op, double target){
@@ -1729,6 +1837,26 @@ static const char *status(const figure *f){
   if( f->op==0 || v==NOVAL ) return "-";
   if( f->op>0 ) return v>=f->target ? "ok" : "MISSED";
   return v<=f->target ? "ok" : "MISSED";
+}
+
+/* The exports' rates (calls/s of the whole run, the floor: its bytes
+** copied) and fnt_flame's times. */
+static void exportFigures(bench *b){
+  const sys_result *r = &b->sys[SYS_FNT_C].r;
+  double calls = (double)r->heat_calls;
+  figure *f;
+  int k;
+  if( !b->sys[SYS_FNT_C].ran || !r->exp_ran ) return;
+  for(k=0; k<2; k++){
+    f = addFig(k ? "export_speedscope" : "export_chrome",
+               k ? "export speedscope" : "export chrome", "CLI", "Mcall/s", SYS_FNT_C, 1, 5);
+    f->v[SYS_FNT_C] = calls / r->exp_s[k] / 1e6;
+    f->floor = r->exp_floor_s[k]>0 ? calls / r->exp_floor_s[k] / 1e6 : NOVAL;
+  }
+  f = addFig("flame_run_c", "flame of the run", "C API", "ms", SYS_FNT_C, -1, 50);
+  f->v[SYS_FNT_C] = r->flame_run_s*1e3;
+  f = addFig("flame_window_c", "flame, 100k-call window", "C API", "ms", SYS_FNT_C, -1, 50);
+  f->v[SYS_FNT_C] = r->flame_win_s*1e3;
 }
 
 static void collectFigures(bench *b){
@@ -1843,6 +1971,7 @@ static void collectFigures(bench *b){
                "timeline p99", via, "ms", s, -1, s==SYS_FNT_C ? 16 : 30);
     f->v[s] = b->sys[s].r.tl_p99*1e3;
   }
+  exportFigures(b);
   if( b->snap.ran ){
     f = addFig("snapshots_open_c", "open + runs scan", "C API", "ms", SYS_FNT_C, 0, 0);
     f->v[SYS_FNT_C] = b->snap.c_ms;
@@ -1934,6 +2063,15 @@ static void printTable(bench *b){
            b->o.snap_runs*b->o.snap_chunks, b->snap.follow_rss_kb/1024.0, b->snap.follow_s,
            b->snap.expire_s, b->snap.expire_rss_kb/1024.0, b->snap.check_s);
   }
+  if( b->sys[SYS_FNT_C].r.exp_ran ){
+    const sys_result *r = &b->sys[SYS_FNT_C].r;
+    printf("exports: `fnt export` of the run's %lld calls to a file in --dir: chrome\n"
+           "%.1f MiB, speedscope %.1f MiB; floor: the same bytes copied to that folder\n"
+           "(cat).  flame: medians of %d whole-run and %d window flames (windows of\n"
+           "%llu calls on average).\n", (long long)r->heat_calls,
+           (double)r->exp_bytes[0]/1048576.0, (double)r->exp_bytes[1]/1048576.0,
+           FLAME_RUNS, FLAME_WINDOWS, (unsigned long long)r->flame_win_calls);
+  }
   if( b->cmp.ran ){
     printf("compare: fnt_compare of 2 commits x %d runs of %llu events (%llu keys), "
            "in a fresh process; the runs filed in %.1f s.\n", b->o.cmp_runs,
@@ -2021,6 +2159,8 @@ static void usage(FILE *out){
     "Files one deterministic synthetic trace into fntrace (C API and SQL) and\n"
     "into plain SQLite schemas, then times replay windows, a full scan, heat,\n"
     "fnt_timeline at 2,000 buckets zooming from the whole run to 10 us,\n"
+    "fnt_flame of the run and of 100k-call windows, `fnt export` as chrome and\n"
+    "speedscope,\n"
     "opening a warehouse of many snapshots and comparing two commits of many\n"
     "runs (fnt_compare); prints one table with the\n"
     "figures, fntrace's targets and fntrace/alternative ratios.\n\n"
