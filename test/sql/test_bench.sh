@@ -25,7 +25,8 @@ for want in "figure" "filing rate" "bytes on disk/event" "window p99" \
             "full scan, all columns" "heat of the run" "open + run summary" \
             "events alone" "calls alone" "10k-call window p50" \
             "stack at an instant p99" "account of the run" \
-            "compare of two commits" "timeline p99"; do
+            "compare of two commits" "timeline p99" "export chrome" \
+            "export speedscope" "flame of the run" "flame, 100k-call window"; do
   if printf '%s\n' "$out" | grep -qF -- "$want"; then echo "ok   table: $want"
   else echo "FAIL table lacks '$want'"; fail=1; fi
 done
@@ -44,7 +45,8 @@ want = ["filing_c", "filing_sql", "rss_filing_c", "rss_filing_sql", "bytes_c",
         "heat_c", "heat_sql", "calls_window_p50_c", "calls_window_p50_sql",
         "stack_p99_c", "stack_p99_sql", "account_c", "account_sql",
         "snapshots_open_c", "snapshots_open_sql", "compare_c", "timeline_p50_c",
-        "timeline_p99_c", "timeline_p50_sql", "timeline_p99_sql"]
+        "timeline_p99_c", "timeline_p50_sql", "timeline_p99_sql",
+        "export_chrome", "export_speedscope", "flame_run_c", "flame_window_c"]
 # Calls exist in fntrace and in the plain calls table only; so do the
 # bytes of calls (and the events + calls total).
 no_norm = ("calls_", "stack_", "account_", "bytes_c", "bytes_sql", "bytes_calls_c")
@@ -55,7 +57,7 @@ for k, f in figs.items():
     assert isinstance(f["fntrace"], (int, float)), (k, f)
     assert f["status"] in ("ok", "MISSED", "-"), (k, f)
     assert (f["target"] is None) == (f["status"] == "-"), (k, f)
-    if not k.startswith(("snapshots", "compare", "timeline")):   # fntrace's own
+    if not k.startswith(("snapshots", "compare", "timeline", "export", "flame")):  # fntrace's own
         alts = ("plain", "ratio_plain") if k.startswith(no_norm) else \
                ("plain", "normalized", "ratio_plain", "ratio_normalized")
         for alt in alts:
@@ -68,6 +70,8 @@ assert d["events"] == 20000 and d["threads"] == 4, d
 assert d["cores"] >= 1 and "load_start" in d and "load_end" in d, d
 assert d["snapshots"]["runs"] == 5 and d["snapshots"]["summary_rows"] == 5, d["snapshots"]
 assert 8 <= d["trace"]["mean_depth"] <= 18, d["trace"]
+for k in ("export_chrome", "export_speedscope"):          # the copy's rate
+    assert isinstance(figs[k]["floor"], (int, float)) and figs[k]["floor"] > 0, figs[k]
 assert d["compare"]["runs_per_commit"] == 3 and d["compare"]["rows"] > 100, d["compare"]
 print("ok   JSON: %d figures, all present" % len(figs))
 PY
