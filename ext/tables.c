@@ -69,23 +69,31 @@ struct FntTables {
   fnt_scan_stats lastScan;
 };
 
+typedef struct FntCursor FntCursor;
+
+/* Answers xColumn for column i of the cursor's current row. */
+typedef void (*FntColReader)(FntCursor*, sqlite3_context*, int);
+
 typedef struct FntVtab {
   sqlite3_vtab base;
   FntTables *pT;
   fnt_table eTab;
   int nCol;
   int aCol[FNT_NFIELD];          /* column of each field, -1 if none here */
-  sqlite3_uint64 mText;          /* bit i: column i is text (xColumn's hot path) */
+  FntColReader axCol[65];        /* each column's reader (and snapshot_id's),
+                                 ** chosen at connect: xColumn's one branch */
 } FntVtab;
 
-typedef struct FntCursor {
+struct FntCursor {
   sqlite3_vtab_cursor base;
   FntCurSnap cs;                 /* the snapshot it reads */
   fnt_scan *pScan;               /* NULL: no rows (empty plan) */
   fnt_calls *pCalls;             /* fn_trace_calls: its scan instead */
   const fnt_call *pCall;         /* ...and its current row */
   int bEof;
-} FntCursor;
+};
+
+static void fntColumnsChoose(FntVtab *pTab);
 
 static const char *fntFiler(fnt_table eTab){
   switch( eTab ){
@@ -144,9 +152,7 @@ static int fntConnect(sqlite3 *db, void *pAux, int argc,
   pTab->pT = pA->pT;
   pTab->eTab = pA->eTab;
   pTab->nCol = nCol;
-  for(i=0; i<nCol; i++){
-    if( fnt_column_is_text(pA->eTab, i) ) pTab->mText |= (sqlite3_uint64)1<<i;
-  }
+  fntColumnsChoose(pTab);
   for(f=0; f<FNT_NFIELD; f++){
     pTab->aCol[f] = -1;
     if( (aFieldTables[f] & (1u<<pA->eTab))==0 ) continue;
@@ -991,34 +997,64 @@ static void fntCallColumn(const fnt_call *c, sqlite3_context *ctx, int i){
   }
 }
 
-static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
-  FntCursor *pCur = (FntCursor*)cur;
-  FntVtab *pTab = (FntVtab*)cur->pVtab;
-  if( i==pTab->nCol ){
-    sqlite3_result_int64(ctx, pCur->cs.iId);
-    return SQLITE_OK;
-  }
-  if( pCur->pCall ){
-    fntCallColumn(pCur->pCall, ctx, i);
-    return SQLITE_OK;
-  }
-  if( pCur->pScan==0 || i<0 || i>=pTab->nCol ) return SQLITE_OK;
-  if( pTab->mText & ((sqlite3_uint64)1<<i) ){
-    /* No copy when the store can hold the text for as long as SQLite keeps
-    ** it (correlated subqueries and sorters included): the destructor
-    ** drops the reference on the file it points into. */
-    static void (*const axDel[])(void*) = {
-      SQLITE_TRANSIENT, fnt_text_release, SQLITE_STATIC
-    };
-    const char *z;
-    int life = fnt_scan_text_hold(pCur->pScan, i, &z, 0);
-    /* Length -1: SQLite then knows the text is NUL-terminated, and
-    ** sqlite3_column_text() needs no copy to terminate it. */
-    if( z ) sqlite3_result_text(ctx, z, -1, axDel[life]);
-  }else if( pTab->eTab==FNT_TABLE_EVENTS || !fnt_scan_is_null(pCur->pScan, i) ){
-    /* (a runs or profile file older than a column has NULL for it) */
+/* The column readers.  xColumn is called only on a row (SQLite asks
+** xEof first), so a reader finds pScan or pCall set. */
+static void fntColSnapshot(FntCursor *pCur, sqlite3_context *ctx, int i){
+  (void)i;
+  sqlite3_result_int64(ctx, pCur->cs.iId);
+}
+static void fntColCall(FntCursor *pCur, sqlite3_context *ctx, int i){
+  fntCallColumn(pCur->pCall, ctx, i);
+}
+/* A text without a copy when the store can hold it for as long as SQLite
+** keeps it (correlated subqueries and sorters included): the destructor
+** drops the reference on the file it points into. */
+static void fntColText(FntCursor *pCur, sqlite3_context *ctx, int i){
+  static void (*const axDel[])(void*) = {
+    SQLITE_TRANSIENT, fnt_text_release, SQLITE_STATIC
+  };
+  const char *z;
+  int life = fnt_scan_text_hold(pCur->pScan, i, &z, 0);
+  /* Length -1: SQLite then knows the text is NUL-terminated, and
+  ** sqlite3_column_text() needs no copy to terminate it. */
+  if( z ) sqlite3_result_text(ctx, z, -1, axDel[life]);
+}
+/* An event's kind: a literal named by its number. */
+static void fntColKind(FntCursor *pCur, sqlite3_context *ctx, int i){
+  sqlite3_result_text(ctx, fnt_kind_name((int)fnt_scan_int(pCur->pScan, i)),
+                      -1, SQLITE_STATIC);
+}
+/* An event's integer: never NULL. */
+static void fntColInt(FntCursor *pCur, sqlite3_context *ctx, int i){
+  sqlite3_result_int64(ctx, fnt_scan_int(pCur->pScan, i));
+}
+/* A runs or profile integer: NULL in a file older than its column. */
+static void fntColIntOrNull(FntCursor *pCur, sqlite3_context *ctx, int i){
+  if( !fnt_scan_is_null(pCur->pScan, i) ){
     sqlite3_result_int64(ctx, fnt_scan_int(pCur->pScan, i));
   }
+}
+
+static void fntColumnsChoose(FntVtab *pTab){
+  int i;
+  assert( pTab->nCol < (int)(sizeof(pTab->axCol)/sizeof(pTab->axCol[0])) );
+  for(i=0; i<pTab->nCol; i++){
+    if( pTab->eTab==FNT_TABLE_CALLS ){
+      pTab->axCol[i] = fntColCall;
+    }else if( pTab->eTab==FNT_TABLE_EVENTS && i==FNT_EV_KIND ){
+      pTab->axCol[i] = fntColKind;
+    }else if( fnt_column_is_text(pTab->eTab, i) ){
+      pTab->axCol[i] = fntColText;
+    }else{
+      pTab->axCol[i] = pTab->eTab==FNT_TABLE_EVENTS ? fntColInt : fntColIntOrNull;
+    }
+  }
+  pTab->axCol[pTab->nCol] = fntColSnapshot;
+}
+
+static int fntColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
+  FntVtab *pTab = (FntVtab*)cur->pVtab;
+  if( i>=0 && i<=pTab->nCol ) pTab->axCol[i]((FntCursor*)cur, ctx, i);
   return SQLITE_OK;
 }
 
