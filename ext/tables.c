@@ -91,6 +91,8 @@ struct FntCursor {
   fnt_calls *pCalls;             /* fn_trace_calls: its scan instead */
   const fnt_call *pCall;         /* ...and its current row */
   int bEof;
+  int bRow;                      /* events: row holds the current row */
+  fnt_event_row row;
 };
 
 static void fntColumnsChoose(FntVtab *pTab);
@@ -773,6 +775,7 @@ static int fntStep(FntCursor *pCur){
     return fntSqliteCode(rc);
   }
   pCur->bEof = (rc==0);
+  pCur->bRow = 0;
   return SQLITE_OK;
 }
 
@@ -1019,14 +1022,29 @@ static void fntColText(FntCursor *pCur, sqlite3_context *ctx, int i){
   ** sqlite3_column_text() needs no copy to terminate it. */
   if( z ) sqlite3_result_text(ctx, z, -1, axDel[life]);
 }
-/* An event's kind: a literal named by its number. */
+/* Events: the whole row is read once, at its first column. */
+static const fnt_event_row *fntEventRow(FntCursor *pCur){
+  if( !pCur->bRow ){
+    fnt_scan_event_row(pCur->pScan, &pCur->row);
+    pCur->bRow = 1;
+  }
+  return &pCur->row;
+}
+/* An event's text: held as fntColText's are. */
+static void fntColEvText(FntCursor *pCur, sqlite3_context *ctx, int i){
+  const char *z = fntEventRow(pCur)->text[i];
+  if( z ){
+    fnt_text_hold(z);
+    sqlite3_result_text(ctx, z, -1, fnt_text_release);
+  }
+}
+/* An event's kind: a literal. */
 static void fntColKind(FntCursor *pCur, sqlite3_context *ctx, int i){
-  sqlite3_result_text(ctx, fnt_kind_name((int)fnt_scan_int(pCur->pScan, i)),
-                      -1, SQLITE_STATIC);
+  sqlite3_result_text(ctx, fntEventRow(pCur)->text[i], -1, SQLITE_STATIC);
 }
 /* An event's integer: never NULL. */
 static void fntColInt(FntCursor *pCur, sqlite3_context *ctx, int i){
-  sqlite3_result_int64(ctx, fnt_scan_int(pCur->pScan, i));
+  sqlite3_result_int64(ctx, fntEventRow(pCur)->num[i]);
 }
 /* A runs or profile integer: NULL in a file older than its column. */
 static void fntColIntOrNull(FntCursor *pCur, sqlite3_context *ctx, int i){
@@ -1044,7 +1062,7 @@ static void fntColumnsChoose(FntVtab *pTab){
     }else if( pTab->eTab==FNT_TABLE_EVENTS && i==FNT_EV_KIND ){
       pTab->axCol[i] = fntColKind;
     }else if( fnt_column_is_text(pTab->eTab, i) ){
-      pTab->axCol[i] = fntColText;
+      pTab->axCol[i] = pTab->eTab==FNT_TABLE_EVENTS ? fntColEvText : fntColText;
     }else{
       pTab->axCol[i] = pTab->eTab==FNT_TABLE_EVENTS ? fntColInt : fntColIntOrNull;
     }

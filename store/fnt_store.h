@@ -407,6 +407,23 @@ const char *fnt_scan_text(const fnt_scan *sc, int col, size_t *len);
 int fnt_scan_text_hold(const fnt_scan *sc, int col, const char **z,
                        size_t *len);
 void fnt_text_release(void *z);
+/* One more reference on a FNT_TEXT_HELD text (released by one more
+** fnt_text_release); for a caller that hands the same text out twice. */
+void fnt_text_hold(const char *z);
+
+/* Events only: every column of the current row in one call, for readers of
+** several columns per row (an SQL cursor), indexed by FNT_EV_...:
+** text[c] for the text columns (NULL for SQL NULL), num[c] for the integer
+** columns and kind's FNT_KIND_ number.  The texts are FNT_TEXT_HELD ones
+** without a reference (take one with fnt_text_hold to keep one), except
+** text[FNT_EV_KIND], a literal.  t_ns is 0 unless requested (the other
+** columns are always there).  @return FNT_OK, or FNT_E_MISUSE without a current event. */
+typedef struct fnt_event_row {
+  const char *text[FNT_EV_NCOL];
+  int64_t num[FNT_EV_NCOL];
+} fnt_event_row;
+int fnt_scan_event_row(const fnt_scan *sc, fnt_event_row *r);
+
 /* 1 when the current row's column `col` is NULL (a text column's NULL, or
 ** a column added after the row's file was written), else 0. */
 int fnt_scan_is_null(const fnt_scan *sc, int col);

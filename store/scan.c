@@ -695,6 +695,29 @@ int fnt_scan_text_hold(const fnt_scan *sc, int col, const char **z,
   return life;
 }
 
+int fnt_scan_event_row(const fnt_scan *sc, fnt_event_row *r){
+  const seg_cursor *c;
+  const fnt_function *fn;
+  size_t k;
+  int i;
+  if( sc==0 || sc->table!=FNT_TABLE_EVENTS || (c = sc->cur)==0 ){
+    return FNT_E_MISUSE;
+  }
+  k = c->row;
+  fn = &c->seg->funcs[c->fn[k]];     /* always decoded: see scanOpen */
+  for(i=0; i<3; i++){                /* repo, commit, run_id: field ids 1-3 */
+    r->text[i] = c->consts[i] ? c->consts[i]->const_value : 0;
+  }
+  r->text[FNT_EV_STABLE_ID] = fn->stable_id;
+  r->text[FNT_EV_SYMBOL] = fn->symbol;
+  r->text[FNT_EV_KIND] = fnt_kind_name((int)c->kind[k]);
+  r->num[FNT_EV_THREAD] = (int64_t)c->seg->threads[c->thread[k]];
+  r->num[FNT_EV_SEQ_NO] = (int64_t)c->seq[k];
+  r->num[FNT_EV_T_NS] = (sc->need & COLBIT(FNT_EV_T_NS)) ? (int64_t)c->t[k] : 0;
+  r->num[FNT_EV_KIND] = (int64_t)c->kind[k];
+  return FNT_OK;
+}
+
 int fnt_scan_is_null(const fnt_scan *sc, int col){
   const seg_cursor *c;
   if( sc==0 || (c = sc->cur)==0 || col<0 || col>=sc->ncol ) return 1;

@@ -346,6 +346,10 @@ void fnt_segment_release(fnt_store *st, fnt_segment *s){
   if( s && --s->refs==0 ) segmentFree(s);
 }
 
+void fnt_text_hold(const char *z){
+  if( z ) ownerOf(z)->refs++;
+}
+
 void fnt_text_release(void *z){
   if( z ) fnt_segment_release(0, ownerOf(z));
 }
