@@ -26,8 +26,10 @@ static void checkEvents(fnt_store *st, const char *run, const fnt_chunk *c,
   fnt_predicate p;
   fnt_scan *sc = 0;
   size_t i = 0;
-  int rc;
+  int rc, col;
   const char *runs[1];
+  const char *zKept = 0;        /* a held symbol, read after the scan closed */
+  fnt_event_row row;
   runs[0] = run;
   fnt_predicate_init(&p);
   p.run_ids = runs;
@@ -58,12 +60,34 @@ static void checkEvents(fnt_store *st, const char *run, const fnt_chunk *c,
     }else{
       CHECK(fnt_scan_text(sc, FNT_EV_COMMIT, 0)==0);
     }
+    /* The whole row in one call: the same texts (the same bytes) and
+    ** integers as column by column. */
+    CHECK_RC(st, fnt_scan_event_row(sc, &row), FNT_OK);
+    for(col=0; col<FNT_EV_NCOL; col++){
+      if( fnt_column_is_text(FNT_TABLE_EVENTS, col) ){
+        CHECK(row.text[col]==fnt_scan_text(sc, col, 0));
+      }
+      if( !fnt_column_is_text(FNT_TABLE_EVENTS, col) || col==FNT_EV_KIND ){
+        CHECK_EQ_INT(row.num[col], fnt_scan_int(sc, col));
+      }
+    }
+    if( zKept==0 ){
+      zKept = row.text[FNT_EV_SYMBOL];
+      fnt_text_hold(zKept);
+    }
     i++;
   }
   CHECK_EQ_INT(rc, 0);
   CHECK_EQ_INT(i, n);
+  CHECK(fnt_scan_event_row(sc, &row)==FNT_E_MISUSE);   /* past the end */
   fnt_scan_close(sc);
   fnt_snapshot_release(s);
+  /* fnt_text_hold kept the symbol's file: valid until released (ASan
+  ** checks the read). */
+  if( zKept ){
+    if( n>0 ) CHECK(strcmp(zKept, c->functions[want[0].function].symbol)==0);
+    fnt_text_release((void*)zKept);
+  }
 }
 
 static void testBasic(void){
