@@ -27,7 +27,7 @@ for want in "figure" "filing rate" "bytes on disk/event" "window p99" \
             "stack at an instant p99" "account of the run" \
             "compare of two commits" "timeline p99" "export chrome" \
             "export speedscope" "flame of the run" "flame, 100k-call window"; do
-  if printf '%s\n' "$out" | grep -qF -- "$want"; then echo "ok   table: $want"
+  if grep -qF -- "$want" <<<"$out"; then echo "ok   table: $want"
   else echo "FAIL table lacks '$want'"; fail=1; fi
 done
 
