@@ -440,14 +440,17 @@ static int nonEmpty(const char *s){ return s && s[0]; }
 static const char *nullIfEmpty(const char *s){ return s && s[0] ? s : 0; }
 
 /* Every filing adds a small run-row or profile file; once enough have
-** piled up since the last compaction, compact, so that reading
+** piled up since the last compaction, compact them, so that reading
 ** fn_trace_runs never opens more than about AUTO_COMPACT files per repo.
-** Best effort: the filing has committed whatever happens here. */
+** Those tables only: merging a run's events (and deriving its calls
+** again) would hold millions of events in the filer's memory, and an
+** import is bounded by its chunk (`fnt compact` does the rest).  Best
+** effort: the filing has committed whatever happens here. */
 #define AUTO_COMPACT 256
 static void compactWhenDue(fnt_store *st, const fnt_commit *q){
   /* q->n_small counted the base snapshot's; the commit added one. */
   if( q->n_small+1>=AUTO_COMPACT ){
-    fnt_compact(st, 0);
+    fnt_compact_tables(st, 0, 1u<<FNT_TABLE_RUNS | 1u<<FNT_TABLE_PROFILE);
     fnt_err_clear(st);
   }
 }

@@ -174,8 +174,10 @@ static size_t tierTake(const fnt_entry **f, size_t n){
   return take;
 }
 
-/* Groups the snapshot's files into merges worth doing. */
-static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
+/* Groups the snapshot's files of the tables in `tables` (a bit per
+** fnt_table) into merges worth doing. */
+static int planCompaction(const fnt_snapshot *s, unsigned tables,
+                          compact_plan *plan){
   const fnt_entry **all;
   size_t i, j, k, n = 0;
   for(i=0; i<s->n_manifests; i++) n += s->manifests[i]->n;
@@ -186,7 +188,7 @@ static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
     for(j=0; j<s->manifests[i]->n; j++){
       const fnt_entry *e = &s->manifests[i]->entries[j];
       /* Calls files are derived per seq_no interval: never merged. */
-      if( e->table==FNT_TABLE_CALLS ) continue;
+      if( e->table==FNT_TABLE_CALLS || (tables & 1u<<e->table)==0 ) continue;
       if( e->table!=FNT_TABLE_EVENTS || e->rows<SMALL_ROWS ) all[n++] = e;
     }
   }
@@ -220,7 +222,7 @@ static int planCompaction(const fnt_snapshot *s, compact_plan *plan){
     groupClose(plan, g);
   }
   fnt_free(all);
-  return planCalls(s, plan);
+  return (tables & 1u<<FNT_TABLE_CALLS) ? planCalls(s, plan) : FNT_OK;
 }
 
 /* Appends the keys of `e` to the merged entry `m`. */
@@ -489,6 +491,11 @@ static int stillListed(fnt_store *st, const fnt_snapshot *s, void *ctx){
 }
 
 int fnt_compact(fnt_store *st, fnt_compact_stats *stats){
+  return fnt_compact_tables(st, stats, ~0u);
+}
+
+int fnt_compact_tables(fnt_store *st, fnt_compact_stats *stats,
+                       unsigned tables){
   fnt_snapshot *s = 0;
   compact_plan plan = {0, 0, 0};
   fnt_commit q;
@@ -503,7 +510,7 @@ int fnt_compact(fnt_store *st, fnt_compact_stats *stats){
   rc = fnt_snapshot_current(st, &s);
   if( rc ) return rc;
   if( stats ) stats->files_before = s->cat.total_files;
-  rc = planCompaction(s, &plan);
+  rc = planCompaction(s, tables, &plan);
   if( rc ){ rc = fnt_err(st, rc, "out of memory"); goto done; }
   if( plan.n==0 ){
     if( stats ) stats->files_after = s->cat.total_files;

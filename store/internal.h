@@ -295,6 +295,12 @@ int fnt_snapshot_load(fnt_store *st, uint64_t id, fnt_snapshot **out);
 int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out);
 void fnt_manifest_release(fnt_store *st, fnt_manifest *m);
 void fnt_store_caches_free(fnt_store *st);
+
+/* ---- compact.c: fnt_compact of the tables in `tables` only (a bit per
+** fnt_table): the filings' own compaction keeps to run rows and profiles. */
+int fnt_compact_tables(fnt_store *st, fnt_compact_stats *stats,
+                       unsigned tables);
+
 /* The error for a listed file (relative `path`, a "segment" or "manifest")
 ** found missing: FNT_E_EXPIRED when the newest snapshot no longer lists it
 ** (the reader's snapshot was expired under it), else FNT_E_CORRUPT. */
