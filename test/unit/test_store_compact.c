@@ -71,17 +71,11 @@ static long countRuns(fnt_store *st, const char *run, int64_t chunk){
 }
 
 static void fileRuns(fnt_store *st, int first, int last, int chunks){
-  int r, k;
+  int r;
   for(r=first; r<last; r++){
     char run[32];
     snprintf(run, sizeof(run), "run-%d", r);
-    for(k=0; k<chunks; k++){
-      t_chunk t;
-      t_chunk_make(&t, r%2 ? "acme/a" : "acme/b", run, k, chunks, 300, 3,
-                   (uint64_t)k*300, (unsigned)(r*100+k));
-      CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
-      t_chunk_free(&t);
-    }
+    t_file_run(st, r%2 ? "acme/a" : "acme/b", run, chunks, 300, 3, (unsigned)(r*100));
   }
 }
 
@@ -111,14 +105,8 @@ static uint64_t filesRead(fnt_store *st, fnt_table table, const char *run_id){
 static void testFilingCompactsRunRowsOnly(void){
   const char *dir = t_scratch_dir("compact-auto");
   fnt_store *st = 0;
-  int k;
   CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
-  for(k=0; k<300; k++){
-    t_chunk t;
-    t_chunk_make(&t, "acme/a", "long", k, 300, 20, 2, (uint64_t)k*20, (unsigned)k);
-    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
-    t_chunk_free(&t);
-  }
+  t_file_run(st, "acme/a", "long", 300, 20, 2, 0);
   CHECK_EQ_INT(filesRead(st, FNT_TABLE_EVENTS, "long"), 300);
   CHECK(filesRead(st, FNT_TABLE_RUNS, 0) < 256);
   fnt_close(st);

@@ -120,17 +120,11 @@ int main(void){
   fnt_expire_stats es;
   fnt_snapshot *s;
   long events, runs;
-  int k;
   char path[1024];
   FILE *f;
 
   CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
-  for(k=0; k<3; k++){
-    t_chunk t;
-    t_chunk_make(&t, "repo", "run", k, 3, 500, 2, (uint64_t)k*500, (unsigned)k);
-    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
-    t_chunk_free(&t);
-  }
+  t_file_run(st, "repo", "run", 3, 500, 2, 0);
   CHECK_RC(st, fnt_compact(st, 0), 1);            /* snapshot 4 */
   events = countRows(st, FNT_TABLE_EVENTS);
   runs = countRows(st, FNT_TABLE_RUNS);

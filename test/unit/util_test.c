@@ -100,3 +100,15 @@ void t_chunk_free(t_chunk *t){
   free(t->ev);
   memset(t, 0, sizeof(*t));
 }
+
+void t_file_run(fnt_store *st, const char *repo, const char *run_id,
+                int64_t chunks, size_t n, uint32_t threads, unsigned seed0){
+  int64_t k;
+  for(k=0; k<chunks; k++){
+    t_chunk t;
+    t_chunk_make(&t, repo, run_id, k, chunks, n, threads, (uint64_t)k*n,
+                 seed0 + (unsigned)k);
+    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
+    t_chunk_free(&t);
+  }
+}

@@ -44,5 +44,9 @@ void t_chunk_make(t_chunk *t, const char *repo, const char *run_id,
                   int64_t chunk, int64_t chunks, size_t n, uint32_t threads,
                   uint64_t seq0, unsigned seed);
 void t_chunk_free(t_chunk *t);
+/* Files chunks 0..chunks-1 of a run, n events on `threads` threads each,
+** chunk k's seed k + seed0; every filing must commit. */
+void t_file_run(fnt_store *st, const char *repo, const char *run_id,
+                int64_t chunks, size_t n, uint32_t threads, unsigned seed0);
 
 #endif
