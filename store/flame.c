@@ -5,10 +5,9 @@
 **
 ** A call's stack is its parent's stack plus its own symbol.  The calls that
 ** overlap the window (start <= t1, end >= t0) hold every ancestor of a call
-** in the range (a parent spans its children), so they are read once, sorted
-** by call_id (an entry comes before the entries above it, so a parent's id
-** is smaller than its children's) and each call's stack node is found from
-** its parent's.  Windowed self time needs no per-call bookkeeping: the
+** in the range (a parent spans its children), so they are read once and,
+** depth by depth, each call's stack node is found from its parent's (by
+** identity, through a hash of the calls read).  Windowed self time needs no per-call bookkeeping: the
 ** clipped durations of a node's children are exactly what the clipped
 ** durations of its calls lose, so self = clipped(node) - clipped(children).
 ** Memory is one small record per call read: narrow windows stay small.
@@ -20,6 +19,7 @@
 */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "calls.h"
 #include "segment.h"
@@ -119,28 +119,64 @@ static int internNode(flame_build *b, uint32_t parent, uint32_t sym, uint32_t *i
   return fnt_stacktab_intern(&b->nodes, parent==UINT32_MAX ? 0 : parent+1, sym, id);
 }
 
-/* By (call_id, depth, thread): parents first, also where a run's events
-** repeat a seq_no (a warehouse of format 1 can hold such runs). */
-static int cmpCall(const flame_call *x, int64_t id, uint32_t depth, uint32_t thread){
-  if( x->call_id!=id ) return x->call_id<id ? -1 : 1;
-  if( x->depth!=depth ) return x->depth<depth ? -1 : 1;
-  return x->thread<thread ? -1 : x->thread>thread;
-}
-static int cmpCallId(const void *a, const void *b){
-  const flame_call *y = b;
-  return cmpCall(a, y->call_id, y->depth, y->thread);
+/* A call's identity: (call_id, depth, thread), which also tells apart the
+** calls of a run whose events repeat a seq_no (a warehouse of format 1 can
+** hold such runs). */
+static uint64_t callHash(int64_t id, uint32_t depth, uint32_t thread){
+  uint64_t h = (uint64_t)id*0x9E3779B97F4A7C15ull ^ ((uint64_t)depth<<32 | thread);
+  h *= 0xC2B2AE3D27D4EB4Full;
+  return h ^ h>>29;
 }
 
-/* The index of the parent of call c in the sorted calls, or -1. */
-static int64_t findParent(const flame_build *b, const flame_call *c){
-  size_t lo = 0, hi = b->ncall;
-  while( lo<hi ){
-    size_t mid = lo + (hi-lo)/2;
-    if( cmpCall(&b->call[mid], c->parent_id, c->depth-1, c->thread)<0 ) lo = mid+1;
-    else hi = mid;
+/* Indexes the calls by identity (open addressing, index + 1, 0 empty; the
+** first of equal identities wins).  @return the slots (mask in *mask), or
+** NULL out of memory. */
+static uint32_t *indexCalls(const flame_build *b, uint32_t *mask){
+  size_t nSlot = 1024, i;
+  uint32_t *slot;
+  while( nSlot < 2*b->ncall ) nSlot *= 2;
+  slot = fnt_calloc(nSlot, sizeof(uint32_t));
+  if( slot==0 ) return 0;
+  *mask = (uint32_t)(nSlot-1);
+  for(i=0; i<b->ncall; i++){
+    const flame_call *c = &b->call[i];
+    uint32_t h = (uint32_t)callHash(c->call_id, c->depth, c->thread) & *mask;
+    for(; slot[h]; h = (h+1) & *mask){
+      const flame_call *x = &b->call[slot[h]-1];
+      if( x->call_id==c->call_id && x->depth==c->depth && x->thread==c->thread ) break;
+    }
+    if( slot[h]==0 ) slot[h] = (uint32_t)i+1;
   }
-  return lo<b->ncall && cmpCall(&b->call[lo], c->parent_id, c->depth-1, c->thread)==0
-         ? (int64_t)lo : -1;
+  return slot;
+}
+
+/* The index of the parent of call c, or -1. */
+static int64_t findParent(const flame_build *b, const uint32_t *slot,
+                          uint32_t mask, const flame_call *c){
+  uint32_t h = (uint32_t)callHash(c->parent_id, c->depth-1, c->thread) & mask;
+  for(; slot[h]; h = (h+1) & mask){
+    const flame_call *x = &b->call[slot[h]-1];
+    if( x->call_id==c->parent_id && x->depth==c->depth-1 && x->thread==c->thread ){
+      return (int64_t)slot[h]-1;
+    }
+  }
+  return -1;
+}
+
+/* The calls' indexes by depth (stable): a parent before its children.
+** @return them, or NULL out of memory. */
+static uint32_t *orderByDepth(const flame_build *b){
+  uint32_t maxDepth = 0, *cnt, *out;
+  size_t i;
+  for(i=0; i<b->ncall; i++) if( b->call[i].depth>maxDepth ) maxDepth = b->call[i].depth;
+  cnt = fnt_calloc((size_t)maxDepth+2, sizeof(uint32_t));
+  out = fnt_malloc((b->ncall ? b->ncall : 1)*sizeof(uint32_t));
+  if( cnt==0 || out==0 ){ fnt_free(cnt); fnt_free(out); return 0; }
+  for(i=0; i<b->ncall; i++) cnt[b->call[i].depth+1]++;
+  for(i=1; i<=(size_t)maxDepth; i++) cnt[i] += cnt[i-1];
+  for(i=0; i<b->ncall; i++) out[cnt[b->call[i].depth]++] = (uint32_t)i;
+  fnt_free(cnt);
+  return out;
 }
 
 /* Room for one more call.  @return FNT_OK or FNT_E_NOMEM. */
@@ -184,7 +220,7 @@ static int addBlock(flame_build *b, const fnt_call_block *k, uint32_t *symOf){
 }
 
 /* Reads the calls of the run that overlap the window (all of them without
-** one), sorted by call_id. */
+** one). */
 static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
                      const fnt_flame_window *w){
   fnt_call_predicate p;
@@ -213,27 +249,29 @@ static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
   }
   fnt_free(symOf);
   fnt_calls_close(sc);
-  if( rc<0 ) return rc;
-  if( b->ncall>1 ) qsort(b->call, b->ncall, sizeof(flame_call), cmpCallId);
-  return FNT_OK;
+  return rc<0 ? rc : FNT_OK;
 }
 
-/* Adds every call in the range to its stack node. */
+/* Adds every call in the range to its stack node, depth by depth so that a
+** parent's node is known before its children's. */
 static int foldCalls(flame_build *b, const fnt_flame_window *w){
-  uint32_t *nodeOf;
-  size_t i;
-  nodeOf = fnt_malloc((b->ncall ? b->ncall : 1)*sizeof(uint32_t));
-  if( nodeOf==0 ) return FNT_E_NOMEM;
-  for(i=0; i<b->ncall; i++){
+  uint32_t *nodeOf = fnt_malloc((b->ncall ? b->ncall : 1)*sizeof(uint32_t));
+  uint32_t *order = orderByDepth(b);
+  uint32_t mask = 0, *slot = indexCalls(b, &mask);
+  size_t n;
+  int rc = FNT_OK;
+  if( nodeOf==0 || order==0 || slot==0 ){ rc = FNT_E_NOMEM; goto done; }
+  for(n=0; n<b->ncall; n++){
+    uint32_t i = order[n];
     const flame_call *c = &b->call[i];
     uint32_t parent = UINT32_MAX, id;
-    if( c->parent_id>=0 ){
-      int64_t j = c->depth>0 ? findParent(b, c) : -1;
+    if( c->parent_id>=0 && c->depth>0 ){
+      int64_t j = findParent(b, slot, mask, c);
       /* The overlap read holds every ancestor; a missing one would be a
       ** store inconsistency: fold the call at depth 0 rather than fail. */
-      if( j>=0 && (size_t)j<i ) parent = nodeOf[j];
+      if( j>=0 ) parent = nodeOf[j];
     }
-    if( internNode(b, parent, c->sym, &id) ){ fnt_free(nodeOf); return FNT_E_NOMEM; }
+    if( internNode(b, parent, c->sym, &id) ){ rc = FNT_E_NOMEM; goto done; }
     nodeOf[i] = id;
     if( w ){
       int64_t s, e;
@@ -247,8 +285,11 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
     }
     b->nodes.node[id].calls++;
   }
+done:
   fnt_free(nodeOf);
-  return FNT_OK;
+  fnt_free(order);
+  fnt_free(slot);
+  return rc;
 }
 
 /* Adds the stacks section of a calls file.  *ok 0 when it has none. */
@@ -323,13 +364,22 @@ static int foldStored(flame_build *b, fnt_snapshot *snap, const char *run_id,
       rc = internSym(b, tab.fn[v.a[i].fn].symbol, &x->sym);
     }
   }
-  if( rc==FNT_OK && *ok && b->ncall>1 ){
-    qsort(b->call, b->ncall, sizeof(flame_call), cmpCallId);
-  }
   fnt_callvec_free(&v);
   fnt_fntab_clear(&tab);
   fnt_run_calls_clear(&files);
   return rc;
+}
+
+/* Stacks' texts can be tens of MB (a deep stack per call): ask for huge
+** pages where the system has them, which spares most page faults. */
+static void bigBuffer(void *p, size_t n){
+#if defined(MADV_HUGEPAGE)
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t a = ((uintptr_t)p + huge-1) & ~(huge-1), e = ((uintptr_t)p + n) & ~(huge-1);
+  if( p && e>a ) (void)madvise((void*)a, e-a, MADV_HUGEPAGE);
+#else
+  (void)p; (void)n;
+#endif
 }
 
 static int cmpRowStack(const void *a, const void *b){
@@ -349,9 +399,11 @@ static int cmpU64(const void *a, const void *b){
 ** first, a node before its children and siblings by symbol (strcmp).  That
 ** is strcmp's order of the texts unless a symbol is a prefix of a
 ** sibling's followed by a byte below ';', or holds a ';' (makeRows checks).
-** It spares sorting long texts that share long prefixes.  @return the
-** node ids (*n of them), or NULL out of memory. */
-static uint32_t *stackOrder(const flame_build *b, size_t *n){
+** It spares sorting long texts that share long prefixes.  *plain is 1 when
+** no symbol holds a ';' or begins another: then the order is strcmp's and
+** no two nodes have the same text.  @return the node ids (*n of them), or
+** NULL out of memory. */
+static uint32_t *stackOrder(const flame_build *b, size_t *n, int *plain){
   const fnt_calls_stack *node = b->nodes.node;
   uint32_t nn = b->nodes.n, k, *rank = 0, *out = 0;
   size_t *start = 0, *pos = 0, sp = 0, capsp = 0, i;
@@ -368,7 +420,13 @@ static uint32_t *stackOrder(const flame_build *b, size_t *n){
   if( !rank || !sr || !start || !pos || !kids || !out ) goto nomem;
   for(k=0; k<b->nsym; k++){ sr[k].z = b->sym[k]; sr[k].id = k; }
   qsort(sr, b->nsym, sizeof(sym_rank), cmpSymRank);
-  for(k=0; k<b->nsym; k++) rank[sr[k].id] = k;
+  *plain = 1;
+  for(k=0; k<b->nsym; k++){
+    rank[sr[k].id] = k;
+    /* A symbol that begins another begins the next one in sorted order. */
+    if( strchr(sr[k].z, ';')
+     || (k+1<b->nsym && strncmp(sr[k].z, sr[k+1].z, strlen(sr[k].z))==0) ) *plain = 0;
+  }
   /* Children by parent (bucket 0: depth 0, bucket p+1: node p's), each
   ** bucket by its symbols' ranks. */
   for(k=0; k<nn; k++) start[node[k].parent+1]++;
@@ -412,14 +470,15 @@ nomem:
 ** same text (two functions of one symbol) merged. */
 static int makeRows(flame_build *b, fnt_flame *f){
   size_t total = 0, off = 0, i, n = 0, norder = 0;
-  size_t *len, *symLen;
+  size_t *len, *symLen, *at;    /* at: a node's text offset + 1, 0 none */
   uint32_t k, *order;
-  int sorted = 1;
+  int sorted = 1, plain = 0;
   const fnt_calls_stack *node = b->nodes.node;
   len = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
+  at = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
   symLen = fnt_malloc(((size_t)b->nsym+1)*sizeof(size_t));
-  order = stackOrder(b, &norder);
-  if( len==0 || symLen==0 || order==0 ) goto nomem;
+  order = stackOrder(b, &norder, &plain);
+  if( len==0 || at==0 || symLen==0 || order==0 ) goto nomem;
   for(k=0; k<b->nsym; k++) symLen[k] = strlen(b->sym[k]);
   /* Nodes are interned after their parents: one pass gives every length. */
   for(k=0; k<b->nodes.n; k++){
@@ -429,6 +488,7 @@ static int makeRows(flame_build *b, fnt_flame *f){
   }
   f->rows = fnt_calloc(n ? n : 1, sizeof(fnt_flame_row));
   f->text = fnt_malloc(total ? total : 1);
+  bigBuffer(f->text, total);
   if( f->rows==0 || f->text==0 ) goto nomem;
   for(i=0; i<norder; i++){
     const fnt_calls_stack *x = &node[order[i]];
@@ -438,13 +498,20 @@ static int makeRows(flame_build *b, fnt_flame *f){
     k = order[i];
     z = f->text + off;
     z[len[k]] = 0;
-    /* Written from the top of the stack down to depth 0. */
+    /* Written from the top of the stack down, to depth 0 or to the first
+    ** ancestor written before (in this order, most are): its text is the
+    ** rest. */
     for(j=k+1, end=len[k]; j; j=node[j-1].parent){
       size_t m = symLen[node[j-1].fn];
+      if( j!=k+1 && at[j-1] ){
+        memcpy(z, f->text+at[j-1]-1, end);
+        break;
+      }
       memcpy(z+end-m, b->sym[node[j-1].fn], m);
       end -= m;
       if( end ) z[--end] = ';';
     }
+    at[k] = off+1;
     f->rows[f->n].stack = z;
     f->rows[f->n].self_ns = x->self;
     f->rows[f->n].calls = x->calls;
@@ -452,11 +519,12 @@ static int makeRows(flame_build *b, fnt_flame *f){
     off += len[k]+1;
   }
   fnt_free(len);
+  fnt_free(at);
   fnt_free(symLen);
   fnt_free(order);
   /* The order by symbols is strcmp's but for the odd symbol (stackOrder):
   ** one comparison per row checks it and finds the texts to merge. */
-  for(i=n=0; i<f->n; i++){
+  for(i=n=0; !plain && i<f->n; i++){
     int c = n>0 ? strcmp(f->rows[n-1].stack, f->rows[i].stack) : -1;
     if( c>0 && sorted ){
       /* rows[0..n) merged so far, rows[i..) not seen: sort them all. */
@@ -474,10 +542,11 @@ static int makeRows(flame_build *b, fnt_flame *f){
       f->rows[n++] = f->rows[i];
     }
   }
-  f->n = n;
+  if( !plain ) f->n = n;
   return FNT_OK;
 nomem:
   fnt_free(len);
+  fnt_free(at);
   fnt_free(symLen);
   fnt_free(order);
   return FNT_E_NOMEM;
