@@ -63,24 +63,76 @@ static void selectNth(int64_t *a, size_t n, size_t k){
   }
 }
 
+/* Durations as unsigned values in the same order. */
+static uint64_t ordU(int64_t v){ return (uint64_t)v ^ 0x8000000000000000ull; }
+
+/* A histogram bucket of y = value - min, log-linear as HDR histograms
+** are: exact below 16, then 16 buckets per power of two; increasing in y.
+** 16 + 60 x 16 buckets hold every uint64_t. */
+#define ACC_BUCKETS (16 + 60*16)
+static unsigned bucketOf(uint64_t y){
+  unsigned b;
+  if( y<16 ) return (unsigned)y;
+  b = 63u - (unsigned)__builtin_clzll(y);
+  return 16 + (b-4)*16 + (unsigned)((y >> (b-4)) & 15);
+}
+
 /* The order statistics fnt_account prints, of d[0..n), n > 0: d is
-** reordered, each position k of llvm-xray's floor(p * n) selected. */
-static void percentiles(int64_t *d, size_t n, fnt_account_row *r){
-  size_t k99 = n*99/100, k90 = n*90/100, k50 = n/2, i;
-  int64_t mn, mx;
-  /* Each selection leaves the one before in place: it works below it. */
-  selectNth(d, n, k99);
-  if( k90<k99 ) selectNth(d, k99, k90);
-  if( k50<k90 ) selectNth(d, k90, k50);
-  mn = d[k50];
-  for(i=0; i<k50; i++) if( d[i]<mn ) mn = d[i];
-  mx = d[k99];
-  for(i=k99+1; i<n; i++) if( d[i]>mx ) mx = d[i];
-  r->min_ns = mn;
-  r->p50_ns = d[k50];
-  r->p90_ns = d[k90];
-  r->p99_ns = d[k99];
-  r->max_ns = mx;
+** reordered, each position k of llvm-xray's floor(p * n) selected.  Many
+** durations are first counted into log-linear buckets, so that only the
+** few in the buckets holding k50, k90 and k99 are selected among;
+** `scratch` has room for n values. */
+static void percentiles(int64_t *d, size_t n, int64_t *scratch,
+                        fnt_account_row *r){
+  size_t k[3], i;
+  int64_t out[3];
+  uint64_t umin, umax;
+  int j;
+  k[0] = n/2; k[1] = n*90/100; k[2] = n*99/100;
+  umin = umax = ordU(d[0]);
+  for(i=1; i<n; i++){
+    uint64_t u = ordU(d[i]);
+    if( u<umin ) umin = u;
+    if( u>umax ) umax = u;
+  }
+  if( n<512 ){
+    /* Each selection leaves the one before in place: it works below it. */
+    selectNth(d, n, k[2]);
+    if( k[1]<k[2] ) selectNth(d, k[2], k[1]);
+    if( k[0]<k[1] ) selectNth(d, k[1], k[0]);
+    for(j=0; j<3; j++) out[j] = d[k[j]];
+  }else{
+    size_t cnt[ACC_BUCKETS], below[3], at[3], m = 0;
+    unsigned want[3];
+    memset(cnt, 0, sizeof(cnt));
+    for(i=0; i<n; i++) cnt[bucketOf(ordU(d[i]) - umin)]++;
+    /* The bucket of each rank and the values below that bucket. */
+    for(j=0; j<3; j++){
+      size_t cum = 0;
+      unsigned b = 0;
+      while( cum + cnt[b] <= k[j] ) cum += cnt[b++];
+      want[j] = b;
+      below[j] = cum;
+    }
+    /* The wanted buckets' values, bucket by bucket (at most three). */
+    for(j=0; j<3; j++){
+      if( j>0 && want[j]==want[j-1] ){ at[j] = at[j-1]; continue; }
+      at[j] = m;
+      for(i=0; i<n; i++){
+        if( bucketOf(ordU(d[i]) - umin)==want[j] ) scratch[m++] = d[i];
+      }
+    }
+    for(j=0; j<3; j++){
+      size_t len = cnt[want[j]];
+      selectNth(scratch+at[j], len, k[j]-below[j]);
+      out[j] = scratch[at[j] + k[j]-below[j]];
+    }
+  }
+  r->min_ns = (int64_t)(umin ^ 0x8000000000000000ull);
+  r->p50_ns = out[0];
+  r->p90_ns = out[1];
+  r->p99_ns = out[2];
+  r->max_ns = (int64_t)(umax ^ 0x8000000000000000ull);
 }
 
 static int cmpRowKey(const void *a, const void *b){
@@ -134,6 +186,8 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
   fnt_account *a = 0;
   acc_ctx x;
   uint32_t k;
+  size_t nmax = 0;
+  int64_t *scratch = 0;
   int rc;
 
   if( out ) *out = 0;
@@ -151,7 +205,11 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
                           accCall, &x);
   if( rc ) goto done;
   a->rows = fnt_calloc((size_t)a->tab.nkey+1, sizeof(fnt_account_row));
-  if( a->rows==0 ){ rc = FNT_E_NOMEM; goto done; }
+  for(k=0; k<a->tab.nkey && k<x.nacc; k++){
+    if( x.acc[k].n>nmax ) nmax = x.acc[k].n;
+  }
+  scratch = fnt_malloc((nmax ? nmax : 1)*sizeof(int64_t));
+  if( a->rows==0 || scratch==0 ){ rc = FNT_E_NOMEM; goto done; }
   for(k=0; k<a->tab.nkey && k<x.nacc; k++){
     key_acc *y = &x.acc[k];
     fnt_account_row *r;
@@ -160,7 +218,7 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
     r->key = a->tab.keys[k];
     r->symbol = a->tab.fn[y->first_fn].symbol;
     r->calls = (int64_t)y->n;
-    percentiles(y->dur, y->n, r);
+    percentiles(y->dur, y->n, scratch, r);
     r->sum_ns = (int64_t)y->sum;
     r->inclusive_ns = (int64_t)y->incl;
     r->self_ns = (int64_t)y->self;
@@ -172,6 +230,7 @@ done:
   }
   for(k=0; k<x.nacc; k++) fnt_free(x.acc[k].dur);
   fnt_free(x.acc);
+  fnt_free(scratch);
   if( rc ){ fnt_account_free(a); return rc; }
   *out = a;
   return FNT_OK;

@@ -342,6 +342,34 @@ def test_hand_account_and_callgraph(conn):
         assert conn.execute(CALLS_SQL, (run,)).fetchall() == []
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_account_many_calls_per_key(conn, seed):
+    """Keys with hundreds to tens of thousands of calls (fnt_account
+    buckets large distributions before selecting): durations with many
+    ties, a heavy tail up to 2^40 ns, zeros, and clocks that go back."""
+    rng = random.Random(seed)
+    evs, seq, t = [], 0, 1 << 41
+    sizes = {"ties": 700, "small": 511, "edge": 512, "tail": 6000, "mixed": 20000}
+    order = [k for k, n in sizes.items() for _ in range(n)]
+    rng.shuffle(order)
+    for k in order:
+        if k == "ties":
+            d = rng.choice([5, 5, 5, 7, 1000])
+        elif k == "tail":
+            d = int(rng.expovariate(1.0) * 1000) << rng.randrange(0, 30)
+        elif k == "mixed":
+            d = rng.choice([0, rng.randrange(1 << 40), rng.randrange(100), -rng.randrange(50)])
+        else:
+            d = rng.randrange(1, 10 ** rng.randrange(1, 7))
+        evs += [(1, seq, t, k, None, "entry"), (1, seq + 1, t + d, k, None, "exit")]
+        seq, t = seq + 2, max(t, t + d) + 1
+    run = "many%d" % seed
+    assert file(conn, chunk_doc("acme/hand", None, run, evs, 0, 1, len(evs))) == 1
+    got = q_sorted(conn, ACCOUNT_SQL, run)
+    assert [r[2] for r in got] == [sizes[r[0][1:]] for r in got]
+    assert got == ref_account(ref_calls(events_of(conn, run)))
+
+
 def test_hand_middle_chunk_missing(conn):
     """Case "tail_exit and an exit that unwinds" in 3 chunks: 2, 0, then 1."""
     evs, want = CASES["tail_exit and an exit that unwinds"]
