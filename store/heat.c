@@ -2,8 +2,10 @@
 ** heat.c -- fnt_heat (SPEC §5) from the aggregates the store keeps with a
 ** run's calls: each calls file's footer sums its ended calls per function,
 ** so a run's heat adds up O(functions x files), plus the tail file's few
-** open frames.  A run without complete calls (format 1) is replayed in
-** memory.
+** open frames.  Files of version 4 name their functions by key hashes in
+** the footer: they are summed by hash, and only the files where a key
+** first appears have their function tables read, to name it.  A run
+** without complete calls (format 1) is replayed in memory.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +115,124 @@ done:
   return rc;
 }
 
+/* A key of the run while files are summed by key hash: its sums and its
+** first function (file index, function index). */
+typedef struct hash_slot {
+  uint64_t h[2];
+  uint64_t calls, incl, self;
+  uint32_t file, fn;
+} hash_slot;
+
+typedef struct hash_sums {
+  hash_slot *slot;             /* in order of first appearance */
+  uint32_t n, cap;
+  uint32_t *ix, mask;          /* open addressing: slot index + 1 */
+} hash_sums;
+
+/* The slot of key hash h, new (file, fn) when first seen.  NULL: no memory. */
+static hash_slot *hashSlot(hash_sums *m, const uint64_t h[2], uint32_t file,
+                           uint32_t fn){
+  uint32_t j;
+  if( (uint64_t)(m->n+1)*2 > (m->ix ? (uint64_t)m->mask+1 : 0) ){
+    uint32_t nIx = m->ix ? (m->mask+1)*2 : 1024, i;
+    uint32_t *a = fnt_calloc(nIx, sizeof(uint32_t));
+    if( a==0 ) return 0;
+    for(i=0; i<m->n; i++){
+      for(j=(uint32_t)m->slot[i].h[0] & (nIx-1); a[j]; j=(j+1) & (nIx-1)){}
+      a[j] = i+1;
+    }
+    fnt_free(m->ix);
+    m->ix = a;
+    m->mask = nIx-1;
+  }
+  for(j=(uint32_t)h[0] & m->mask; m->ix[j]; j=(j+1) & m->mask){
+    hash_slot *x = &m->slot[m->ix[j]-1];
+    if( x->h[0]==h[0] && x->h[1]==h[1] ) return x;
+  }
+  if( m->n==m->cap ){
+    uint32_t nNew = m->cap ? m->cap*2 : 256;
+    hash_slot *a = fnt_realloc(m->slot, (size_t)nNew*sizeof(hash_slot));
+    if( a==0 ) return 0;
+    m->slot = a;
+    m->cap = nNew;
+  }
+  memset(&m->slot[m->n], 0, sizeof(hash_slot));
+  m->slot[m->n].h[0] = h[0];
+  m->slot[m->n].h[1] = h[1];
+  m->slot[m->n].file = file;
+  m->slot[m->n].fn = fn;
+  m->ix[j] = ++m->n;
+  return &m->slot[m->n-1];
+}
+
+/* Sums the files' aggregates by the key hashes their footers give
+** (version 4), so that only the files where a key first appears have their
+** function tables read, to name it.  *done 0 when a file gives no hashes
+** (then nothing is summed).  @return FNT_OK or a code (message set). */
+static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files,
+                      int *done){
+  hash_sums m;
+  uint32_t i, f, next = 0;
+  int rc = FNT_OK;
+  memset(&m, 0, sizeof(m));
+  *done = 0;
+  for(f=0; rc==FNT_OK && f<files->nfiles; f++){
+    fnt_segment *seg = 0;
+    rc = fnt_segment_open_lazy(st, files->files[f]->path, &seg);
+    if( rc ) break;
+    if( seg->table!=FNT_TABLE_CALLS ){
+      rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
+    }else if( seg->key_hash==0 ){
+      fnt_segment_release(st, seg);
+      goto done;                                     /* an older file */
+    }
+    for(i=0; rc==FNT_OK && i<seg->nfuncs; i++){
+      hash_slot *x = hashSlot(&m, &seg->key_hash[2*i], f, i);
+      if( x==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
+      x->calls += (uint64_t)seg->aggs[i].calls;
+      x->incl += (uint64_t)seg->aggs[i].incl;
+      x->self += (uint64_t)seg->aggs[i].self;
+    }
+    fnt_segment_release(st, seg);
+  }
+  /* Names: from each file where keys first appear, in that order (slot
+  ** fn is overwritten by its fnt_fntab id). */
+  while( rc==FNT_OK && next<m.n ){
+    fnt_segment *seg = 0;
+    uint32_t from = next;
+    f = m.slot[next].file;
+    rc = fnt_segment_open(st, files->files[f]->path, &seg);
+    for(; rc==FNT_OK && next<m.n && m.slot[next].file==f; next++){
+      const fnt_function *fn = &seg->funcs[m.slot[next].fn];
+      if( fnt_fntab_intern(&s->tab, fn->symbol, fn->stable_id, &m.slot[next].fn) ){
+        rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+      }
+    }
+    if( rc==FNT_OK && sumsKeys(s) ) rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    for(i=from; rc==FNT_OK && i<next; i++){
+      const hash_slot *x = &m.slot[i];
+      uint32_t id = x->fn, k = s->tab.key[id];
+      uint64_t h[2];
+      fnt_hash128(s->tab.keys[k], strlen(s->tab.keys[k]), h);
+      if( h[0]!=x->h[0] || h[1]!=x->h[1] ){
+        rc = fnt_err(st, FNT_E_CORRUPT, "%s: the key hash of '%s' does not match "
+                     "it", seg ? seg->full_path : "", s->tab.keys[k]);
+        break;
+      }
+      sumsFirst(s, id);
+      s->calls[k] += x->calls;
+      s->incl[k] += x->incl;
+      s->self[k] += x->self;
+    }
+    fnt_segment_release(st, seg);
+  }
+  if( rc==FNT_OK ) *done = 1;
+done:
+  fnt_free(m.slot);
+  fnt_free(m.ix);
+  return rc;
+}
+
 int fnt_run_sums_add(fnt_snapshot *snap, const char *run_id, fnt_run_sums *s){
   fnt_store *st = snap->st;
   fnt_run_calls files;
@@ -126,7 +246,9 @@ int fnt_run_sums_add(fnt_snapshot *snap, const char *run_id, fnt_run_sums *s){
   rc = fnt_run_calls_find(snap, run_id, &files);
   if( rc ) return fnt_err(st, rc, "out of memory");
   if( files.complete ){
-    for(i=0; rc==FNT_OK && i<files.nfiles; i++) rc = sumsAddFile(st, s, files.files[i]);
+    int done = 0;
+    rc = sumsByHash(st, s, &files, &done);
+    for(i=0; rc==FNT_OK && !done && i<files.nfiles; i++) rc = sumsAddFile(st, s, files.files[i]);
     if( rc==FNT_OK && files.tail ) rc = fnt_calls_read_open(st, files.tail, &s->tab, &v);
   }else{
     fnt_replay *r = fnt_replay_new(&s->tab, &v);

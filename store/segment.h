@@ -153,7 +153,7 @@ typedef struct fnt_segment {
   uint32_t nthreads;
   uint64_t *threads;
   uint32_t nfuncs;
-  fnt_function *funcs;   /* texts in func_text */
+  fnt_function *funcs;   /* texts in func_text; NULL until loaded (below) */
   char *func_text;       /* each text preceded by a pointer to this segment */
   uint32_t *func_len;    /* per function: symbol length, stable_id length */
   uint64_t func_hash[2]; /* XXH3-128 of the function table's bytes: files
@@ -168,6 +168,12 @@ typedef struct fnt_segment {
   fnt_calls_agg *aggs;      /* per function */
   int has_stacks;           /* the file has a stacks chunk */
   fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
+  /* Calls segments of version 4 keep their function table in a chunk,
+  ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy(), and
+  ** give each function's key hash in the footer. */
+  int has_funcs_chunk, funcs_loaded;
+  fnt_seg_chunk funcs_chunk;
+  uint64_t *key_hash;       /* 2 per function (XXH3-128 of its key), or NULL */
 } fnt_segment;
 
 /* The nodes of a calls segment's stacks chunk (stacks.c), parents first;
@@ -178,6 +184,9 @@ int fnt_calls_stacks_read(fnt_store *st, const fnt_segment *seg,
 /* Opens a segment (or finds it in the handle's cache) and verifies its
 ** footer.  Release with fnt_segment_release(). */
 int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out);
+/* The same without loading a calls segment's function table when it lies
+** in a chunk (funcs NULL, key_hash set): for readers of the aggregates. */
+int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out);
 void fnt_segment_release(fnt_store *st, fnt_segment *seg);
 void fnt_segment_cache_free(fnt_store *st);
 

@@ -31,6 +31,10 @@ static char *ownedStr(fnt_segment *s, fnt_rd *r, int *isnull){
 /* The same for the function table, whose thousands of texts share one
 ** block (s->func_text, sized by the caller for the worst case) rather than
 ** two allocations a function.  *len is the text's length. */
+/* readChunk's row group for the chunks outside row groups. */
+#define FNT_CHUNK_STACKS (-1)
+#define FNT_CHUNK_FUNCS  (-2)
+
 static char *arenaStr(fnt_segment *s, fnt_rd *r, size_t *used, int *isnull,
                       uint32_t *len){
   size_t n;
@@ -68,6 +72,7 @@ static void segmentFree(fnt_segment *s){
   fnt_free(s->rgs);
   fnt_free(s->crgs);
   fnt_free(s->aggs);
+  fnt_free(s->key_hash);
   fnt_free(s->path);
   fnt_free(s->full_path);
   fnt_free(s);
@@ -131,13 +136,41 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   return r->ok ? FNT_OK : FNT_E_CORRUPT;
 }
 
+/* A function table (count, then each symbol, stable_id, local) into
+** s->funcs, their texts in one block; its hash into s->func_hash. */
+static int parseFuncs(fnt_segment *s, fnt_rd *r){
+  uint64_t n, i;
+  size_t used = 0, left;
+  const uint8_t *pFuncs;
+  int isnull;
+  n = fnt_get_varint(r);
+  left = (size_t)(r->end - r->p);
+  if( !r->ok || n>left || (s->has_funcs_chunk && n!=s->nfuncs) ) return FNT_E_CORRUPT;
+  s->funcs = fnt_calloc(n+1, sizeof(fnt_function));
+  /* Lengths once here, so that reading a row's symbol costs no strlen. */
+  s->func_len = fnt_calloc(2*n + 1, sizeof(uint32_t));
+  /* At most the bytes left, plus a segment pointer and a NUL per text. */
+  s->func_text = fnt_malloc(left + 2*n*(sizeof(s)+1) + 1);
+  if( s->funcs==0 || s->func_len==0 || s->func_text==0 ) return FNT_E_NOMEM;
+  pFuncs = r->p;
+  for(i=0; i<n && r->ok; i++){
+    s->nfuncs = (uint32_t)i+1;
+    s->funcs[i].symbol = arenaStr(s, r, &used, &isnull, &s->func_len[2*i]);
+    if( r->ok && isnull ) return FNT_E_CORRUPT;
+    s->funcs[i].stable_id = arenaStr(s, r, &used, &isnull, &s->func_len[2*i+1]);
+    s->funcs[i].local = fnt_get_u8(r);
+  }
+  if( !r->ok ) return FNT_E_CORRUPT;
+  fnt_hash128(pFuncs, (size_t)(r->p - pFuncs), s->func_hash);
+  s->funcs_loaded = 1;
+  return FNT_OK;
+}
+
 /* Parses a footer already checked against its checksum; every count is
 ** still bounded by the bytes left, so a forged footer cannot make us
 ** allocate wildly or read past the end. */
 static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   uint64_t version, n, i, j;
-  size_t used;
-  const uint8_t *pFuncs;
   int isnull;
   uint32_t nchunk = 0;
 #define LEFT ((uint64_t)(r->end - r->p))
@@ -171,23 +204,21 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   s->threads = fnt_calloc(n+1, sizeof(uint64_t));
   if( s->threads==0 ) return FNT_E_NOMEM;
   for(i=0; i<n; i++) s->threads[i] = fnt_get_varint(r);
-  n = fnt_get_varint(r);
-  if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
-  s->funcs = fnt_calloc(n+1, sizeof(fnt_function));
-  /* Lengths once here, so that reading a row's symbol costs no strlen. */
-  s->func_len = fnt_calloc(2*n + 1, sizeof(uint32_t));
-  /* At most the bytes left, plus a segment pointer and a NUL per text. */
-  s->func_text = fnt_malloc(LEFT + 2*n*(sizeof(s)+1) + 1);
-  if( s->funcs==0 || s->func_len==0 || s->func_text==0 ) return FNT_E_NOMEM;
-  pFuncs = r->p;
-  for(i=0, used=0; i<n && r->ok; i++){
-    s->nfuncs = (uint32_t)i+1;
-    s->funcs[i].symbol = arenaStr(s, r, &used, &isnull, &s->func_len[2*i]);
-    if( r->ok && isnull ) return FNT_E_CORRUPT;
-    s->funcs[i].stable_id = arenaStr(s, r, &used, &isnull, &s->func_len[2*i+1]);
-    s->funcs[i].local = fnt_get_u8(r);
+  if( version>=4 && s->table==FNT_TABLE_CALLS ){
+    /* The function table lies in its chunk (loadFuncs); here its count,
+    ** the chunk's place and each function's key hash. */
+    n = fnt_get_varint(r);
+    if( !r->ok || n>LEFT/16 ) return FNT_E_CORRUPT;
+    if( parseChunk(r, fileDataEnd, &s->funcs_chunk) ) return FNT_E_CORRUPT;
+    s->key_hash = fnt_malloc((2*n+1)*sizeof(uint64_t));
+    if( s->key_hash==0 ) return FNT_E_NOMEM;
+    for(i=0; i<2*n; i++) s->key_hash[i] = fnt_get_u64le(r);
+    s->nfuncs = (uint32_t)n;
+    s->has_funcs_chunk = 1;
+  }else{
+    int rc = parseFuncs(s, r);
+    if( rc ) return rc;
   }
-  if( r->ok ) fnt_hash128(pFuncs, (size_t)(r->p - pFuncs), s->func_hash);
   n = fnt_get_varint(r);
   if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
   s->rgs = fnt_calloc(n+1, sizeof(fnt_seg_rg));
@@ -306,7 +337,55 @@ fail:
   return rc;
 }
 
+static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
+                     int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw);
+
+/* Loads the function table of a segment that keeps it in a chunk; on
+** failure the segment stays as it was (its table unloaded). */
+static int loadFuncs(fnt_store *st, fnt_segment *s){
+  fnt_buf stored = {0}, raw = {0};
+  fnt_rd r;
+  uint32_t n = s->nfuncs;
+  int rc = readChunk(st, s, &s->funcs_chunk, FNT_CHUNK_FUNCS, 0, &stored, &raw);
+  if( rc==FNT_OK ){
+    r.p = raw.data; r.end = raw.data + raw.len; r.ok = 1;
+    errno = 0;
+    rc = parseFuncs(s, &r);
+    if( rc==FNT_OK && r.p!=r.end ) rc = FNT_E_CORRUPT;
+    if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
+    if( rc ){
+      fnt_free(s->funcs); fnt_free(s->func_len); fnt_free(s->func_text);
+      s->funcs = 0; s->func_len = 0; s->func_text = 0;
+      s->nfuncs = n;
+      s->funcs_loaded = 0;
+      rc = rc==FNT_E_NOMEM ? fnt_err(st, rc, "out of memory reading %s", s->full_path)
+         : fnt_err(st, rc, "%s: malformed functions chunk", s->full_path);
+    }else{
+      size_t i;
+      s->bytes += 2*raw.len;
+      for(i=0; i<st->n_segments; i++){
+        if( st->segments[i]==s ) st->segment_bytes += 2*raw.len;
+      }
+    }
+  }
+  fnt_buf_free(&stored);
+  fnt_buf_free(&raw);
+  return rc;
+}
+
 int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
+  int rc = fnt_segment_open_lazy(st, path, out);
+  if( rc==FNT_OK && !(*out)->funcs_loaded ){
+    rc = loadFuncs(st, *out);
+    if( rc ){
+      fnt_segment_release(st, *out);
+      *out = 0;
+    }
+  }
+  return rc;
+}
+
+int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out){
   size_t i;
   int rc;
   for(i=0; i<st->n_segments; i++){
@@ -372,10 +451,13 @@ const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
 }
 
 /* A chunk's error: "FILE: row group R, field F: WHY", or for the stacks
-** chunk (rg < 0) "FILE: stacks chunk: WHY". */
+** or functions chunk "FILE: stacks chunk: WHY". */
 static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                     uint32_t field, const char *why){
-  if( rg<0 ) return fnt_err(st, FNT_E_CORRUPT, "%s: stacks chunk: %s", s->full_path, why);
+  if( rg<0 ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: %s chunk: %s", s->full_path,
+                   rg==FNT_CHUNK_FUNCS ? "functions" : "stacks", why);
+  }
   return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: %s", s->full_path,
                  (unsigned)rg, field, why);
 }
@@ -413,7 +495,7 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
 
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,
                             fnt_buf *scratch, fnt_buf *raw){
-  return readChunk(st, s, &s->stacks, -1, 0, scratch, raw);
+  return readChunk(st, s, &s->stacks, FNT_CHUNK_STACKS, 0, scratch, raw);
 }
 
 /* n varints of r into out, as fnt_get_varint reads them: while ten bytes

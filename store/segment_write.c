@@ -492,7 +492,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             fnt_stacktab *stackTab,
                             fnt_buf *out, fnt_calls_bounds *bounds){
   fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
-  fnt_buf stacks = {0}, stacksDesc = {0};
+  fnt_buf stacks = {0}, stacksDesc = {0}, funcs = {0}, funcsDesc = {0};
   uint64_t *cols = 0, *threads = 0;
   uint32_t nthreads = 0, nrg = 0, nclosed, i;
   fn_numbering fns = {0, 0, 0};
@@ -546,6 +546,16 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   /* The stacks of the calls (stacks.c), a chunk after the row groups. */
   if( fnt_calls_stacks_write(closed, stackTab, nall, fns.idx, &stacks) ) goto done;
   if( stacks.len ) emitChunk(&sf, &stacksDesc, &stacks, -1);
+  /* The function table, a chunk of its own: readers of the aggregates
+  ** (fnt_heat) go by the key hashes in the footer and never load it. */
+  fnt_put_varint(&funcs, fns.n);
+  for(i=0; i<fns.n; i++){
+    const fnt_function *f = &tab->fn[fns.used[i]];
+    fnt_put_str(&funcs, f->symbol);
+    fnt_put_str(&funcs, f->stable_id);
+    fnt_put_u8(&funcs, 0);
+  }
+  emitChunk(&sf, &funcsDesc, &funcs, -1);
 
   fnt_put_varint(&footer, FNT_FORMAT_VERSION);
   fnt_put_u8(&footer, FNT_TABLE_CALLS);
@@ -572,11 +582,13 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fnt_put_varint(&footer, nthreads);
   for(i=0; i<nthreads; i++) fnt_put_varint(&footer, threads[i]);
   fnt_put_varint(&footer, fns.n);
+  fnt_buf_append(&footer, funcsDesc.data, funcsDesc.len);
   for(i=0; i<fns.n; i++){
-    const fnt_function *f = &tab->fn[fns.used[i]];
-    fnt_put_str(&footer, f->symbol);
-    fnt_put_str(&footer, f->stable_id);
-    fnt_put_u8(&footer, 0);
+    const char *key = tab->keys[tab->key[fns.used[i]]];
+    uint64_t h[2];
+    fnt_hash128(key, strlen(key), h);
+    fnt_put_u64le(&footer, h[0]);
+    fnt_put_u64le(&footer, h[1]);
   }
   fnt_put_varint(&footer, nrg);
   fnt_buf_append(&footer, groups.data, groups.len);
@@ -593,7 +605,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
     fnt_put_varint(&footer, stacksDesc.len);
     fnt_buf_append(&footer, stacksDesc.data, stacksDesc.len);
   }
-  if( groups.failed || extra.failed || stacksDesc.failed ) goto done;
+  if( groups.failed || extra.failed || stacksDesc.failed || funcsDesc.failed ) goto done;
   rc = finishFile(&sf, &footer);
 done:
   ZSTD_freeCCtx(sf.z);
@@ -603,6 +615,8 @@ done:
   fnt_buf_free(&raw);
   fnt_buf_free(&stacks);
   fnt_buf_free(&stacksDesc);
+  fnt_buf_free(&funcs);
+  fnt_buf_free(&funcsDesc);
   fnt_free(cols);
   fnt_free(threads);
   fnt_free(fns.idx);

@@ -4,7 +4,8 @@
 # two profiles, no catalog/HEAD) must read exactly as
 # test/golden/warehouse-v1.expected, pass `fnt check`, keep filing
 # idempotent, and accept new commits (format-3 metadata beside format-1
-# files: filing, compaction, check, expire).  Never regenerate the golden files to make this pass: a
+# files: filing, compaction, check, expire); and test/golden/warehouse-v3-calls
+# (format 3, a run's calls in three files) likewise (see below).  Never regenerate the golden files to make this pass: a
 # change of format gets a new version and a new golden warehouse beside.
 set -euo pipefail
 : "${FNT_BUILD:?FNT_BUILD must name the build folder}"
@@ -17,9 +18,9 @@ mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$golden/warehouse-v1" "$tmp/wh"
 
-sql() {
+sql() {   # statements on stdin, against ${WH:-$tmp/wh}
   { echo ".load $FNT_BUILD/fntrace"
-    echo "SELECT fnt_open('$tmp/wh') IS NULL;"
+    echo "SELECT fnt_open('${WH:-$tmp/wh}') IS NULL;"
     cat; } | env LD_PRELOAD="${FNT_PRELOAD:-}" sqlite3 -batch 2>&1 | sed 1d
 }
 
@@ -57,8 +58,10 @@ versions() {   # the format version of each metadata file, as "magic:version"
     printf '%s:%d\n' "$(head -c 8 "$f")" "$(od -An -tu1 -j8 -N1 "$f")"
   done | sort | uniq -c | tr -s ' ' | tr '\n' ';'
 }
-if [ "$got" = "1|1 6 6 " ] && versions | grep -q 'FNTMANI1:1' && versions | grep -q 'FNTMANI1:3' \
-   && versions | grep -q 'FNTCATL1:3' && "$FNT_BUILD/fnt" check --warehouse "$tmp/wh" >/dev/null 2>&1; then
+# the version this build writes, from "fnt X (format N)"
+cur=$("$FNT_BUILD/fnt" --version | sed -n 's/.*(format \([0-9]*\)).*/\1/p')
+if [ "$got" = "1|1 6 6 " ] && versions | grep -q 'FNTMANI1:1' && versions | grep -q "FNTMANI1:$cur" \
+   && versions | grep -q "FNTCATL1:$cur" && "$FNT_BUILD/fnt" check --warehouse "$tmp/wh" >/dev/null 2>&1; then
   echo "ok   new commits on the format-1 warehouse: $(versions)"
 else
   echo "FAIL filing into the format-1 warehouse gave '$got', $(versions)"; fail=1
@@ -71,6 +74,35 @@ if "$FNT_BUILD/fnt" check --warehouse "$tmp/wh" > "$tmp/check" 2>&1 \
   echo "ok   compacted after the new commits, reads the old run as before, fnt check clean"
 else
   echo "FAIL after compaction"; cat "$tmp/check"; diff "$tmp/got" "$tmp/after" | head; fail=1
+fi
+# A warehouse of format 3 (test/golden/warehouse-v3-calls: a run's chunks 0, 2
+# and 1 filed in that order by a format-3 build, its calls in three files
+# whose function tables lie in their footers) reads exactly as that build
+# read it.  Then its last chunk, filed now, adds a version-4 calls file
+# beside them, and every answer (calls, heat, account, call graph, flames,
+# timeline) equals what the format-3 build gave after filing it itself;
+# so it does once `fnt compact` has rewritten the files.
+cp -r "$golden/warehouse-v3-calls" "$tmp/whc"
+WH="$tmp/whc" sql < "$golden/queries-v3-calls.sql" > "$tmp/gotc"
+if diff -u "$golden/warehouse-v3-calls.expected" "$tmp/gotc"; then
+  echo "ok   format-3 warehouse with calls reads as expected"
+else
+  echo "FAIL format-3 warehouse reads differently"; fail=1
+fi
+got=$(printf "SELECT fnt_file_chunk(readfile('%s'));\n" "$golden/v3-calls-chunk3.json" | WH="$tmp/whc" sql)
+WH="$tmp/whc" sql < "$golden/queries-v3-calls.sql" > "$tmp/afterc"
+if [ "$got" = 1 ] && diff -u "$golden/warehouse-v3-calls-after.expected" "$tmp/afterc"; then
+  echo "ok   a chunk filed into it: version-3 and version-4 calls files read as one run"
+else
+  echo "FAIL filing into the format-3 warehouse gave '$got'"; fail=1
+fi
+"$FNT_BUILD/fnt" -q compact --warehouse "$tmp/whc" >/dev/null
+WH="$tmp/whc" sql < "$golden/queries-v3-calls.sql" > "$tmp/compactc"
+if diff -u "$golden/warehouse-v3-calls-after.expected" "$tmp/compactc" \
+   && "$FNT_BUILD/fnt" check --warehouse "$tmp/whc" > "$tmp/checkc" 2>&1; then
+  echo "ok   compacted, reads the same, fnt check clean"
+else
+  echo "FAIL format-3 warehouse after compaction"; cat "$tmp/checkc"; fail=1
 fi
 if [ $fail -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 exit $fail

@@ -2,12 +2,15 @@
 ** test_store_corrupt.c -- damaged files: a flipped byte or a truncation in
 ** every kind of file (events segment, runs segment, profile segment,
 ** manifest, snapshot) gives a clear error naming the file, never a crash
-** and never wrong rows.
+** and never wrong rows; so does a flipped byte in a calls segment's
+** functions chunk, for the readers that load it and for fnt_heat, which
+** reads it to name a key.
 */
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "segment.h"
 #include "util_test.h"
 
 /* Reads every column of every table; returns a checksum of what was read,
@@ -127,6 +130,67 @@ int main(void){
     }
   }
   CHECK_EQ_INT(cases, 20);
+
+  /* The functions chunk of the run's calls file. */
+  {
+    char path[1024], rel[1100];
+    const char *base;
+    FILE *p;
+    fnt_segment *seg = 0;
+    fnt_snapshot *snap = 0;
+    fnt_heat *h = 0;
+    fnt_account *a = 0;
+    uint64_t off = 0, len = 0;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s' && "
+             "find '%s/data/fn_trace_calls/p=run' -type f | sort | tail -1",
+             copy, dir, copy, copy);
+    p = popen(cmd, "r");
+    if( !p || !fgets(path, sizeof(path), p) ) t_failures++;
+    if( p ) pclose(p);
+    path[strcspn(path, "\n")] = 0;
+    base = strrchr(path, '/') ? strrchr(path, '/')+1 : path;
+    snprintf(rel, sizeof(rel), "data/fn_trace_calls/p=run/%s", base);
+    CHECK_RC(st, fnt_open(copy, 0, &st), FNT_OK);
+    CHECK_RC(st, fnt_segment_open_lazy(st, rel, &seg), FNT_OK);
+    if( seg ){
+      CHECK_EQ_INT(seg->has_funcs_chunk, 1);
+      CHECK_EQ_INT(seg->funcs_loaded, 0);
+      off = seg->funcs_chunk.offset;
+      len = seg->funcs_chunk.stored_len;
+      fnt_segment_release(st, seg);
+    }
+    fnt_close(st);
+    st = 0;
+    if( len>0 ){
+      FILE *f = fopen(path, "r+b");
+      int c;
+      fseek(f, (long)(off + len/2), SEEK_SET);
+      c = fgetc(f);
+      fseek(f, (long)(off + len/2), SEEK_SET);
+      fputc(c ^ 0x20, f);
+      fclose(f);
+    }
+    CHECK_RC(st, fnt_open(copy, 0, &st), FNT_OK);
+    CHECK_RC(st, fnt_snapshot_current(st, &snap), FNT_OK);
+    err = fnt_heat_compute(snap, "run", &h);
+    CHECK_EQ_INT(err, FNT_E_CORRUPT);
+    if( !strstr(fnt_errmsg(st), base) || !strstr(fnt_errmsg(st), "functions chunk") ){
+      fprintf(stderr, "heat: '%s' does not name the file's functions chunk\n", fnt_errmsg(st));
+      t_failures++;
+    }
+    err = fnt_account_compute(snap, "run", &a);
+    CHECK_EQ_INT(err, FNT_E_CORRUPT);
+    if( !strstr(fnt_errmsg(st), "functions chunk") ){
+      fprintf(stderr, "account: '%s' does not name the functions chunk\n", fnt_errmsg(st));
+      t_failures++;
+    }
+    /* Events stay readable: the damage is the calls file's alone. */
+    fnt_snapshot_release(snap);
+    fnt_close(st);
+    st = 0;
+    readAll(copy, &err, msg, sizeof(msg));
+    CHECK_EQ_INT(err, 0);
+  }
   t_remove_tree(copy);
   t_remove_tree(dir);
   return t_finish("test_store_corrupt");
