@@ -13,6 +13,7 @@
 typedef struct key_acc {
   int64_t *dur;
   size_t n, cap;
+  int64_t min, max;             /* of dur */
   uint64_t sum, incl, self;
   int64_t first_call;
   uint32_t first_fn;
@@ -82,19 +83,13 @@ static unsigned bucketOf(uint64_t y){
 ** durations are first counted into log-linear buckets, so that only the
 ** few in the buckets holding k50, k90 and k99 are selected among;
 ** `scratch` has room for n values. */
-static void percentiles(int64_t *d, size_t n, int64_t *scratch,
-                        fnt_account_row *r){
+static void percentiles(int64_t *d, size_t n, int64_t mn, int64_t mx,
+                        int64_t *scratch, fnt_account_row *r){
   size_t k[3], i;
   int64_t out[3];
-  uint64_t umin, umax;
+  uint64_t umin = ordU(mn);
   int j;
   k[0] = n/2; k[1] = n*90/100; k[2] = n*99/100;
-  umin = umax = ordU(d[0]);
-  for(i=1; i<n; i++){
-    uint64_t u = ordU(d[i]);
-    if( u<umin ) umin = u;
-    if( u>umax ) umax = u;
-  }
   if( n<512 ){
     /* Each selection leaves the one before in place: it works below it. */
     selectNth(d, n, k[2]);
@@ -114,12 +109,21 @@ static void percentiles(int64_t *d, size_t n, int64_t *scratch,
       want[j] = b;
       below[j] = cum;
     }
-    /* The wanted buckets' values, bucket by bucket (at most three). */
+    /* The wanted buckets' values (at most three buckets, ascending), each
+    ** bucket's together, in one pass. */
     for(j=0; j<3; j++){
       if( j>0 && want[j]==want[j-1] ){ at[j] = at[j-1]; continue; }
       at[j] = m;
+      m += cnt[want[j]];
+    }
+    {
+      size_t put[3];
+      memcpy(put, at, sizeof(put));
       for(i=0; i<n; i++){
-        if( bucketOf(ordU(d[i]) - umin)==want[j] ) scratch[m++] = d[i];
+        unsigned b = bucketOf(ordU(d[i]) - umin);
+        if( b==want[0] ) scratch[put[0]++] = d[i];
+        else if( b==want[1] ) scratch[put[1]++] = d[i];
+        else if( b==want[2] ) scratch[put[2]++] = d[i];
       }
     }
     for(j=0; j<3; j++){
@@ -128,11 +132,11 @@ static void percentiles(int64_t *d, size_t n, int64_t *scratch,
       out[j] = scratch[at[j] + k[j]-below[j]];
     }
   }
-  r->min_ns = (int64_t)(umin ^ 0x8000000000000000ull);
+  r->min_ns = mn;
   r->p50_ns = out[0];
   r->p90_ns = out[1];
   r->p99_ns = out[2];
-  r->max_ns = (int64_t)(umax ^ 0x8000000000000000ull);
+  r->max_ns = mx;
 }
 
 static int cmpRowKey(const void *a, const void *b){
@@ -170,6 +174,8 @@ static int accAdd(acc_ctx *x, uint32_t fn, int64_t call_id, int64_t dur,
     a->cap = nNew;
   }
   if( a->n==0 || call_id<a->first_call ){ a->first_call = call_id; a->first_fn = fn; }
+  if( a->n==0 || dur<a->min ) a->min = dur;
+  if( a->n==0 || dur>a->max ) a->max = dur;
   a->dur[a->n++] = dur;
   a->sum += (uint64_t)dur;
   a->self += (uint64_t)self;
@@ -179,6 +185,48 @@ static int accAdd(acc_ctx *x, uint32_t fn, int64_t call_id, int64_t dur,
 
 static int accCall(void *ctx, const fnt_callrec *c){
   return accAdd(ctx, c->fn, c->call_id, c->end - c->start, c->self, c->outermost);
+}
+
+/* A decoded row group of stored calls, added straight from its columns. */
+static int accRows(void *ctx, const struct fnt_segment *seg, const fnt_calls_rows *g,
+                   int64_t threadIx, uint32_t *fnids, int calls){
+  acc_ctx *x = ctx;
+  size_t i;
+  (void)threadIx;
+  (void)calls;
+  for(i=0; i<g->n; i++){
+    uint32_t fn;
+    if( fnt_calls_fnid(x->tab, seg, fnids, (uint32_t)g->fn[i], &fn)
+     || accAdd(x, fn, (int64_t)g->cid[i], (int64_t)g->dur[i], (int64_t)g->slf[i],
+               (int)(g->flg[i]>>2 & 1)) ){
+      return FNT_E_NOMEM;
+    }
+  }
+  return FNT_OK;
+}
+
+/* Every call of the run into x: stored calls a row group at a time, five
+** of their columns; a run of format 1 through its derived calls. */
+static int accRun(fnt_snapshot *snap, const char *run_id, acc_ctx *x){
+  fnt_run_calls files;
+  unsigned cols = FNT_CR_CALL_ID | FNT_CR_DUR | FNT_CR_SELF | FNT_CR_FN | FNT_CR_FLAGS;
+  int rc = fnt_run_calls_find(snap, run_id, &files);
+  if( rc ) return fnt_err(snap->st, rc, "out of memory");
+  if( files.complete ){
+    fnt_calls_visit v;
+    memset(&v, 0, sizeof(v));
+    v.cols = cols;
+    v.t0 = INT64_MIN;
+    v.t1 = INT64_MAX;
+    v.thread = -1;
+    v.rows = accRows;
+    v.ctx = x;
+    rc = fnt_run_calls_visit(snap->st, &files, &v);
+  }else{
+    rc = fnt_run_calls_each(snap, run_id, cols, x->tab, accCall, x);
+  }
+  fnt_run_calls_clear(&files);
+  return rc;
 }
 
 int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **out){
@@ -199,10 +247,7 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
   memset(&x, 0, sizeof(x));
   x.tab = &a->tab;
   fnt_err_clear(st);
-  /* Five columns of the stored calls; functions interned once a file. */
-  rc = fnt_run_calls_each(snap, run_id, FNT_CR_CALL_ID | FNT_CR_DUR
-                          | FNT_CR_SELF | FNT_CR_FN | FNT_CR_FLAGS, &a->tab,
-                          accCall, &x);
+  rc = accRun(snap, run_id, &x);
   if( rc ) goto done;
   a->rows = fnt_calloc((size_t)a->tab.nkey+1, sizeof(fnt_account_row));
   for(k=0; k<a->tab.nkey && k<x.nacc; k++){
@@ -218,7 +263,7 @@ int fnt_account_compute(fnt_snapshot *snap, const char *run_id, fnt_account **ou
     r->key = a->tab.keys[k];
     r->symbol = a->tab.fn[y->first_fn].symbol;
     r->calls = (int64_t)y->n;
-    percentiles(y->dur, y->n, scratch, r);
+    percentiles(y->dur, y->n, y->min, y->max, scratch, r);
     r->sum_ns = (int64_t)y->sum;
     r->inclusive_ns = (int64_t)y->incl;
     r->self_ns = (int64_t)y->self;
