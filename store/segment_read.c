@@ -17,6 +17,8 @@
                                    ** ~1 MB: a count alone let a viewer's
                                    ** cache grow to 64 MB */
 #define SEG_MAX_RAW   (256u<<20)   /* a chunk larger than this is corrupt */
+#define FNT_CHUNK_STACKS (-1)      /* readChunk's row group for the chunks */
+#define FNT_CHUNK_FUNCS  (-2)      /* outside row groups */
 
 static const char segMagic[8] = {'F','N','T','S','E','G','0','1'};
 
@@ -28,13 +30,10 @@ static char *ownedStr(fnt_segment *s, fnt_rd *r, int *isnull){
   if( z ) memcpy(z - sizeof(s), &s, sizeof(s));
   return z;
 }
+
 /* The same for the function table, whose thousands of texts share one
 ** block (s->func_text, sized by the caller for the worst case) rather than
 ** two allocations a function.  *len is the text's length. */
-/* readChunk's row group for the chunks outside row groups. */
-#define FNT_CHUNK_STACKS (-1)
-#define FNT_CHUNK_FUNCS  (-2)
-
 static char *arenaStr(fnt_segment *s, fnt_rd *r, size_t *used, int *isnull,
                       uint32_t *len){
   size_t n;
