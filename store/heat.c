@@ -178,7 +178,9 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
   *done = 0;
   for(f=0; rc==FNT_OK && f<files->nfiles; f++){
     fnt_segment *seg = 0;
-    rc = fnt_segment_open_lazy(st, files->files[f]->path, &seg);
+    /* The first file names its keys (below): it is read whole, once. */
+    rc = f==0 ? fnt_segment_open(st, files->files[f]->path, &seg)
+              : fnt_segment_open_lazy(st, files->files[f]->path, &seg);
     if( rc ) break;
     if( seg->table!=FNT_TABLE_CALLS ){
       rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);

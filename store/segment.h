@@ -172,6 +172,7 @@ typedef struct fnt_segment {
   ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy(), and
   ** give each function's key hash in the footer. */
   int has_funcs_chunk, funcs_loaded;
+  int aggs_only;            /* opened lazily, not cached: no row groups */
   fnt_seg_chunk funcs_chunk;
   uint64_t *key_hash;       /* 2 per function (XXH3-128 of its key), or NULL */
 } fnt_segment;
@@ -184,8 +185,9 @@ int fnt_calls_stacks_read(fnt_store *st, const fnt_segment *seg,
 /* Opens a segment (or finds it in the handle's cache) and verifies its
 ** footer.  Release with fnt_segment_release(). */
 int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out);
-/* The same without loading a calls segment's function table when it lies
-** in a chunk (funcs NULL, key_hash set): for readers of the aggregates. */
+/* For readers of a calls segment's aggregates only: the cached segment,
+** else one read without its row groups (nrg 0) and, when it keeps it in a
+** chunk, its function table (funcs NULL, key_hash set); not cached. */
 int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out);
 void fnt_segment_release(fnt_store *st, fnt_segment *seg);
 void fnt_segment_cache_free(fnt_store *st);

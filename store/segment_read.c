@@ -92,17 +92,42 @@ static int parseChunk(fnt_rd *r, uint64_t fileDataEnd, fnt_seg_chunk *c){
   return 0;
 }
 
+static void skipVarint(fnt_rd *r){
+  while( r->p<r->end && (*r->p & 0x80) ) r->p++;
+  if( r->p<r->end ) r->p++;
+  else r->ok = 0;
+}
+
+/* Skips n row groups' entries: rows, 4 bounds, and nchunk chunk
+** descriptors of 3 varints, a codec and a checksum each. */
+static void skipRowGroups(fnt_rd *r, uint64_t n, uint32_t nchunk){
+  uint64_t i;
+  uint32_t j;
+  int k;
+  for(i=0; i<n && r->ok; i++){
+    for(k=0; k<5; k++) skipVarint(r);
+    for(j=0; j<nchunk && r->ok; j++){
+      for(k=0; k<3; k++) skipVarint(r);
+      if( r->end - r->p < 9 ){ r->ok = 0; break; }
+      r->p += 9;
+    }
+  }
+}
+
 /* The calls section of a calls segment's footer (FORMAT.md, "Calls
-** segments"): the closed row-group count, per-group bounds and
-** per-function aggregates, then optional sections. */
-static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
+** segments"): the closed row-group count, per-group bounds (nrg of them;
+** skipped when s->aggs_only) and per-function aggregates, then optional
+** sections. */
+static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
+                             uint64_t nrg){
   uint64_t n, i;
   n = fnt_get_varint(r);
-  if( !r->ok || n>s->nrg ) return FNT_E_CORRUPT;
+  if( !r->ok || n>nrg ) return FNT_E_CORRUPT;
   s->nclosed_rg = (uint32_t)n;
   s->crgs = fnt_calloc((size_t)s->nrg+1, sizeof(fnt_calls_rg));
   s->aggs = fnt_calloc((size_t)s->nfuncs+1, sizeof(fnt_calls_agg));
   if( s->crgs==0 || s->aggs==0 ) return FNT_E_NOMEM;
+  for(i=0; s->aggs_only && i<6*nrg && r->ok; i++) skipVarint(r);
   for(i=0; i<s->nrg && r->ok; i++){
     fnt_calls_rg *g = &s->crgs[i];
     g->depth = (int64_t)fnt_get_varint(r);
@@ -169,7 +194,7 @@ static int parseFuncs(fnt_segment *s, fnt_rd *r){
 ** still bounded by the bytes left, so a forged footer cannot make us
 ** allocate wildly or read past the end. */
 static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
-  uint64_t version, n, i, j;
+  uint64_t version, n, i, j, nrg;
   int isnull;
   uint32_t nchunk = 0;
 #define LEFT ((uint64_t)(r->end - r->p))
@@ -220,9 +245,12 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   }
   n = fnt_get_varint(r);
   if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
-  s->rgs = fnt_calloc(n+1, sizeof(fnt_seg_rg));
+  nrg = n;
+  s->rgs = fnt_calloc((s->aggs_only ? 0 : n)+1, sizeof(fnt_seg_rg));
   if( s->rgs==0 ) return FNT_E_NOMEM;
-  {
+  if( s->aggs_only ){
+    skipRowGroups(r, n, nchunk);
+  }else{
     uint64_t rows = 0;
     for(i=0; i<n && r->ok; i++){
       fnt_seg_rg *g = &s->rgs[i];
@@ -245,7 +273,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
     if( r->ok && rows!=s->nrows ) return FNT_E_CORRUPT;
   }
   if( s->table==FNT_TABLE_CALLS ){
-    int rc = parseCallsSection(s, r, fileDataEnd);
+    int rc = parseCallsSection(s, r, fileDataEnd, nrg);
     if( rc ) return rc;
   }
   if( !r->ok || r->p!=r->end ) return FNT_E_CORRUPT;
@@ -253,7 +281,8 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
 #undef LEFT
 }
 
-static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
+static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
+                       fnt_segment **out){
   fnt_segment *s;
   uint8_t trailer[FNT_SEG_TRAILER], *stored = 0, *footer = 0;
   uint64_t size = 0, slen, flen, fsum;
@@ -265,6 +294,7 @@ static int segmentLoad(fnt_store *st, const char *path, fnt_segment **out){
   if( s==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   s->fd = -1;
   s->refs = 1;
+  s->aggs_only = aggsOnly;
   s->path = fnt_strdup(path);
   s->full_path = fnt_path_join(st, path);
   if( s->path==0 || s->full_path==0 ){ segmentFree(s); return fnt_err(st, FNT_E_NOMEM, "out of memory"); }
@@ -372,9 +402,52 @@ static int loadFuncs(fnt_store *st, fnt_segment *s){
   return rc;
 }
 
+/* The cached segment of `path` (a new reference), or NULL. */
+static fnt_segment *cacheFind(fnt_store *st, const char *path){
+  size_t i;
+  for(i=0; i<st->n_segments; i++){
+    fnt_segment *s = st->segments[i];
+    if( strcmp(s->path, path)==0 ){
+      /* Move to the back: the cache is least-recently-used first. */
+      memmove(&st->segments[i], &st->segments[i+1],
+              (st->n_segments-i-1)*sizeof(*st->segments));
+      st->segments[st->n_segments-1] = s;
+      s->refs++;
+      return s;
+    }
+  }
+  return 0;
+}
+
+/* Keeps s in the cache (which takes a reference), evicting the least
+** recently used beyond the cache's count or bytes. */
+static void cacheAdd(fnt_store *st, fnt_segment *s){
+  if( st->segments==0 ){
+    st->segments = fnt_calloc(SEG_CACHE_MAX, sizeof(*st->segments));
+    if( st->segments==0 ) return;               /* works uncached */
+  }
+  while( st->n_segments>0 && (st->n_segments==SEG_CACHE_MAX
+         || st->segment_bytes + s->bytes > SEG_CACHE_BYTES) ){
+    st->segment_bytes -= st->segments[0]->bytes;
+    fnt_segment_release(st, st->segments[0]);  /* drop the cache's ref */
+    memmove(&st->segments[0], &st->segments[1],
+            (st->n_segments-1)*sizeof(*st->segments));
+    st->n_segments--;
+  }
+  s->refs++;
+  st->segments[st->n_segments++] = s;
+  st->segment_bytes += s->bytes;
+}
+
 int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
-  int rc = fnt_segment_open_lazy(st, path, out);
-  if( rc==FNT_OK && !(*out)->funcs_loaded ){
+  int rc = FNT_OK;
+  *out = cacheFind(st, path);
+  if( *out==0 ){
+    rc = segmentLoad(st, path, 0, out);
+    if( rc ) return rc;
+    cacheAdd(st, *out);
+  }
+  if( !(*out)->funcs_loaded ){
     rc = loadFuncs(st, *out);
     if( rc ){
       fnt_segment_release(st, *out);
@@ -385,38 +458,8 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
 }
 
 int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out){
-  size_t i;
-  int rc;
-  for(i=0; i<st->n_segments; i++){
-    fnt_segment *s = st->segments[i];
-    if( strcmp(s->path, path)==0 ){
-      /* Move to the back: the cache is least-recently-used first. */
-      memmove(&st->segments[i], &st->segments[i+1],
-              (st->n_segments-i-1)*sizeof(*st->segments));
-      st->segments[st->n_segments-1] = s;
-      s->refs++;
-      *out = s;
-      return FNT_OK;
-    }
-  }
-  rc = segmentLoad(st, path, out);
-  if( rc ) return rc;
-  if( st->segments==0 ){
-    st->segments = fnt_calloc(SEG_CACHE_MAX, sizeof(*st->segments));
-    if( st->segments==0 ) return FNT_OK;       /* works uncached */
-  }
-  while( st->n_segments>0 && (st->n_segments==SEG_CACHE_MAX
-         || st->segment_bytes + (*out)->bytes > SEG_CACHE_BYTES) ){
-    st->segment_bytes -= st->segments[0]->bytes;
-    fnt_segment_release(st, st->segments[0]);  /* drop the cache's ref */
-    memmove(&st->segments[0], &st->segments[1],
-            (st->n_segments-1)*sizeof(*st->segments));
-    st->n_segments--;
-  }
-  (*out)->refs++;
-  st->segments[st->n_segments++] = *out;
-  st->segment_bytes += (*out)->bytes;
-  return FNT_OK;
+  *out = cacheFind(st, path);
+  return *out ? FNT_OK : segmentLoad(st, path, 1, out);
 }
 
 void fnt_segment_release(fnt_store *st, fnt_segment *s){
