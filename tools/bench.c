@@ -53,6 +53,7 @@ typedef struct bench_opts {
   int windows;
   uint64_t window_events;
   int snap_runs, snap_chunks;
+  int snap_ev_min, snap_ev_max;  /* events of each snapshot chunk */
   int skip_compare, cmp_runs;  /* cmp_runs: runs of each commit */
   uint64_t cmp_events;         /* events of each of those runs */
 } bench_opts;
@@ -111,6 +112,7 @@ typedef struct snap_figures {
   ** the last 100 snapshots (chunks/s), metadata and data bytes on disk, a
   ** reader's RSS after following every snapshot, expire and check */
   double rate_first, rate_last;
+  double cpu_first_ms, cpu_last_ms;         /* the filing process's CPU a commit */
   double meta_bytes, data_bytes;            /* disk blocks */
   double meta_file_bytes, data_file_bytes;  /* file sizes */
   long follow_rss_kb;
@@ -1534,43 +1536,89 @@ static void removeTree(const char *dir){
 /* ------------------------------------------------------------------------
 ** Opening a warehouse of many snapshots.
 */
+/* CPU time of this process (what perf's task-clock counts), seconds. */
+static double cpuNow(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec*1e-9;
+}
+
+/* The events of snapshot chunk c of run r: snap_ev_min..snap_ev_max, fixed
+** by (r, c) so that every build files the same bytes. */
+static int snapChunkEvents(const bench *b, int r, int c){
+  uint64_t h = ((uint64_t)r*1000003u + (uint64_t)c)*UINT64_C(0x9E3779B97F4A7C15);
+  int span = b->o.snap_ev_max - b->o.snap_ev_min + 1;
+  return b->o.snap_ev_min + (int)((h>>33) % (uint64_t)span);
+}
+
+/* n events from seq_no seq: main{ work{} work{} ... }, main's exit last
+** (it unwinds an open work), the works cycling over fn[1..nFn). */
+static void snapEvents(fnt_event *ev, int n, uint64_t seq, uint32_t nFn){
+  int k;
+  for(k=0; k<n; k++){
+    ev[k].seq_no = seq + (uint64_t)k;
+    ev[k].t_ns = (seq + (uint64_t)k)*10 + (uint64_t)(k*7 % 13);
+    ev[k].thread = 1;
+    if( k==0 || k==n-1 ){
+      ev[k].function = 0;
+      ev[k].kind = k==0 ? FNT_KIND_ENTRY : FNT_KIND_EXIT;
+    }else{
+      ev[k].function = 1 + (uint32_t)((k-1)/2) % (nFn-1);
+      ev[k].kind = k%2 ? FNT_KIND_ENTRY : FNT_KIND_EXIT;
+    }
+  }
+}
+
 static int buildSnapshots(bench *b){
   fnt_store *st = cli_open(b->snapPath, 1);
-  fnt_function fn[2] = {{"main", "c bench/snap * main().", 1}, {"work", 0, 1}};
-  fnt_event ev[5];
+  enum { NFN = 16 };
+  fnt_function fn[NFN];
+  char names[NFN][16];
+  fnt_event *ev = malloc((size_t)b->o.snap_ev_max*sizeof(fnt_event));
   char run[64];
-  int r, c, k;
-  double t0 = now(), tFirst = 0, tLast = 0;
+  /* main and the works the longest chunk can call, up to 15 */
+  uint32_t nFn = 1 + (uint32_t)(b->o.snap_ev_max>=32 ? NFN-1 : (b->o.snap_ev_max-2)/2 ? (b->o.snap_ev_max-2)/2 : 1);
+  int r, c, i;
+  double t0 = now(), tFirst = 0, tLast = 0, cpu0 = cpuNow(), cpuLast = 0;
   int total = b->o.snap_runs*b->o.snap_chunks, filed = 0;
-  if( st==0 ) return 1;
+  if( st==0 || ev==0 ){
+    free(ev);
+    if( st ) fnt_close(st);
+    return 1;
+  }
+  fn[0].symbol = "main"; fn[0].stable_id = "c bench/snap * main()."; fn[0].local = 1;
+  for(i=1; i<NFN; i++){
+    snprintf(names[i], sizeof(names[i]), "work%d", i);
+    fn[i].symbol = names[i]; fn[i].stable_id = 0; fn[i].local = 1;
+  }
   for(r=0; r<b->o.snap_runs; r++){
+    uint64_t seq = 0, runEvents = 0;
     snprintf(run, sizeof(run), "snap-run-%05d", r);
+    for(c=0; c<b->o.snap_chunks; c++) runEvents += (uint64_t)snapChunkEvents(b, r, c);
     for(c=0; c<b->o.snap_chunks; c++){
       fnt_chunk ch;
-      int rc;
+      int rc, n = snapChunkEvents(b, r, c);
       memset(&ch, 0, sizeof(ch));
       ch.repo = "bench/snap"; ch.run_id = run; ch.ts_micros = 1764680000000000LL + r;
       ch.target = "snap"; ch.source = "synth";
       ch.chunk = c; ch.chunks = b->o.snap_chunks;
-      ch.total_events = 5*b->o.snap_chunks; ch.duration_ns = 1000; ch.threads = 1;
-      ch.functions = fn; ch.n_functions = 2;
-      for(k=0; k<5; k++){
-        ev[k].seq_no = (uint64_t)(c*5 + k);
-        ev[k].t_ns = (uint64_t)(c*5 + k)*10;
-        ev[k].thread = 1;
-        ev[k].function = k<2 ? (uint32_t)k : (k==4 ? 0 : 1);
-        ev[k].kind = k<2 ? FNT_KIND_ENTRY : FNT_KIND_EXIT;
-      }
-      ev[3].kind = FNT_KIND_ENTRY;       /* main{ work{} work{ } } ends open */
-      ch.events = ev; ch.n_events = 5;
-      if( filed==total-100 ) tLast = now();
+      ch.total_events = runEvents; ch.duration_ns = runEvents*10; ch.threads = 1;
+      ch.functions = fn; ch.n_functions = nFn;
+      snapEvents(ev, n, seq, nFn);
+      seq += (uint64_t)n;
+      ch.events = ev; ch.n_events = (size_t)n;
+      if( filed==total-100 ){ tLast = now(); cpuLast = cpuNow(); }
       rc = fnt_file_chunk(st, &ch);
       if( rc!=1 ){
         progress("snapshots: %s chunk %d: %s", run, c, rc<0 ? fnt_errmsg(st) : "already filed");
         fnt_close(st);
+        free(ev);
         return 1;
       }
-      if( ++filed==100 ) tFirst = now() - t0;
+      if( ++filed==100 ){
+        tFirst = now() - t0;
+        b->snap.cpu_first_ms = (cpuNow() - cpu0)*1e3/100;
+      }
     }
     if( (r+1)%100==0 ){
       progress("snapshots: %d/%d runs filed (%.1f s)", r+1, b->o.snap_runs, now()-t0);
@@ -1580,8 +1628,10 @@ static int buildSnapshots(bench *b){
   if( total>=200 ){
     b->snap.rate_first = 100/tFirst;
     b->snap.rate_last = 100/(now() - tLast);
+    b->snap.cpu_last_ms = (cpuNow() - cpuLast)*1e3/100;
   }
   fnt_close(st);
+  free(ev);
   return 0;
 }
 
@@ -2047,13 +2097,15 @@ static void printTable(bench *b){
     printf("snapshots: a warehouse of %d runs x %d chunks (%d snapshots) filed in "
            "%.1f s; opened in a fresh process (OS file cache warm).\n",
            b->o.snap_runs, b->o.snap_chunks, b->o.snap_runs*b->o.snap_chunks, b->snap.build_s);
-    printf("metadata: filing %.1f chunks/s over the first 100 snapshots, %.1f over "
-           "the last 100;\n  metadata (manifests, snapshot files) %.1f MiB for %.1f MiB "
+    printf("metadata: chunks of %d..%d events; filing %.1f chunks/s over the first "
+           "100 snapshots, %.1f over the last 100;\n  filing CPU (the filing process) "
+           "%.2f ms a commit over the first 100, %.2f ms over the last 100;\n  metadata (manifests, snapshot files) %.1f MiB for %.1f MiB "
            "of data (%.0f%%, %.0f B a snapshot);\n  in file sizes (no block rounding) "
            "%.2f MiB for %.2f MiB (%.0f%%, %.0f B a snapshot);\n  a handle following all %d snapshots "
            "in turn: %.1f MiB peak RSS, %.2f s;\n  expire with nothing due %.2f s, %.1f MiB "
            "peak RSS; fnt check %.2f s.\n",
-           b->snap.rate_first, b->snap.rate_last, b->snap.meta_bytes/1048576.0,
+           b->o.snap_ev_min, b->o.snap_ev_max, b->snap.rate_first, b->snap.rate_last,
+           b->snap.cpu_first_ms, b->snap.cpu_last_ms, b->snap.meta_bytes/1048576.0,
            b->snap.data_bytes/1048576.0,
            b->snap.data_bytes>0 ? 100.0*b->snap.meta_bytes/b->snap.data_bytes : 0.0,
            b->snap.meta_bytes/(double)(b->o.snap_runs*b->o.snap_chunks),
@@ -2101,14 +2153,17 @@ static void writeJson(bench *b, FILE *out){
   fprintf(out, " \"generator_rss_kb\": %ld, \"cores\": %ld, \"load_start\": %.2f, \"load_end\": %.2f,\n",
           b->gen_rss_kb, sysconf(_SC_NPROCESSORS_ONLN), b->load[0], b->load[1]);
   if( b->snap.ran ){
-    fprintf(out, " \"snapshots\": {\"runs\": %d, \"chunks_per_run\": %d, \"build_s\": %.3f,"
+    fprintf(out, " \"snapshots\": {\"runs\": %d, \"chunks_per_run\": %d,"
+            " \"chunk_events_min\": %d, \"chunk_events_max\": %d,"
+            " \"filing_cpu_ms_first100\": %.3f, \"filing_cpu_ms_last100\": %.3f, \"build_s\": %.3f,"
             " \"open_summary_ms\": %.3f, \"open_scan_c_ms\": %.3f, \"summary_rows\": %llu,"
             " \"filing_rate_first100\": %.3f, \"filing_rate_last100\": %.3f,"
             " \"metadata_bytes\": %.0f, \"data_bytes\": %.0f,"
             " \"metadata_file_bytes\": %.0f, \"data_file_bytes\": %.0f, \"follow_rss_kb\": %ld,"
             " \"follow_s\": %.3f, \"expire_s\": %.3f, \"expire_rss_kb\": %ld,"
             " \"check_s\": %.3f},\n",
-            b->o.snap_runs, b->o.snap_chunks, b->snap.build_s, b->snap.sql_ms, b->snap.c_ms,
+            b->o.snap_runs, b->o.snap_chunks, b->o.snap_ev_min, b->o.snap_ev_max,
+            b->snap.cpu_first_ms, b->snap.cpu_last_ms, b->snap.build_s, b->snap.sql_ms, b->snap.c_ms,
             (unsigned long long)b->snap.sql_rows, b->snap.rate_first, b->snap.rate_last,
             b->snap.meta_bytes, b->snap.data_bytes, b->snap.meta_file_bytes,
             b->snap.data_file_bytes, b->snap.follow_rss_kb, b->snap.follow_s,
@@ -2174,7 +2229,11 @@ static void usage(FILE *out){
     "  --only fntrace|sqlite   run only fntrace, or only the SQLite alternatives\n"
     "  --skip-snapshots   skip the 10,000-snapshot warehouse (slow to build)\n"
     "  --windows K        replay windows (default 1000)\n"
-    "  --snapshot-runs R  runs of the snapshot warehouse, 10 chunks each (default 1000)\n"
+    "  --snapshot-runs R  runs of the snapshot warehouse (default 1000)\n"
+    "  --snapshot-chunks K   chunks of each of those runs, one snapshot each (default 10)\n"
+    "  --snapshot-events N[-M]  events of each such chunk, N..M fixed per chunk\n"
+    "                     (default 5; the long-lived scenario: --snapshot-runs 20000\n"
+    "                     --snapshot-chunks 1 --snapshot-events 100-1000)\n"
     "  --chunk-events N   events per filed chunk (default 1000000)\n"
     "  --skip-compare     skip comparing two commits (files 2 x 50 runs)\n"
     "  --compare-runs N   runs of each commit compared (default 50)\n"
@@ -2204,6 +2263,28 @@ static int parseU64(const char *opt, const char *s, uint64_t lo, uint64_t *out){
   return 0;
 }
 
+/* N or N-M (2 <= N <= M <= 1,000,000) into *lo, *hi. */
+static int parseRange(const char *opt, const char *s, int *lo, int *hi){
+  char *end;
+  unsigned long a, z;
+  errno = 0;
+  a = strtoul(s, &end, 10);
+  z = a;
+  if( !errno && end!=s && *end=='-' && s[0]!='-' ){
+    const char *t = end+1;
+    z = strtoul(t, &end, 10);
+    if( end==t || t[0]=='-' ) end = (char*)s;
+  }
+  if( errno || end==s || *end || s[0]=='-' || a<2 || z<a || z>1000000 ){
+    cli_error("bench", "%s: expected N or N-M with 2 <= N <= M <= 1000000, not '%s'",
+              opt, s);
+    return 1;
+  }
+  *lo = (int)a;
+  *hi = (int)z;
+  return 0;
+}
+
 static const struct option benchOpts[] = {
   {"events",         required_argument, 0, 'e'},
   {"threads",        required_argument, 0, 't'},
@@ -2216,6 +2297,8 @@ static const struct option benchOpts[] = {
   {"skip-snapshots", no_argument,       0, 'S'},
   {"windows",        required_argument, 0, 'W'},
   {"snapshot-runs",  required_argument, 0, 'R'},
+  {"snapshot-chunks", required_argument, 0, 'K'},
+  {"snapshot-events", required_argument, 0, 'E'},
   {"chunk-events",   required_argument, 0, 'C'},
   {"skip-compare",   no_argument,       0, 'X'},
   {"compare-runs",   required_argument, 0, 'N'},
@@ -2231,6 +2314,7 @@ static int parseArgs(bench *b, int argc, char **argv){
   o->sc.events = 1000000; o->sc.threads = 8; o->sc.functions = 5000; o->sc.seed = 1;
   o->chunk_events = 1000000; o->windows = 1000; o->window_events = 10000;
   o->snap_runs = 1000; o->snap_chunks = 10;
+  o->snap_ev_min = o->snap_ev_max = 5;
   o->cmp_runs = 50; o->cmp_events = 1000000;
   if( cli_g.json ) o->json = "-";
   optind = 1;
@@ -2258,6 +2342,10 @@ static int parseArgs(bench *b, int argc, char **argv){
                 o->windows = (int)v; break;
       case 'R': if( parseU64("--snapshot-runs", optarg, 1, &v) || v>1000000 ) return 2;
                 o->snap_runs = (int)v; break;
+      case 'K': if( parseU64("--snapshot-chunks", optarg, 1, &v) || v>10000 ) return 2;
+                o->snap_chunks = (int)v; break;
+      case 'E': if( parseRange("--snapshot-events", optarg, &o->snap_ev_min, &o->snap_ev_max) ) return 2;
+                break;
       case 'C': if( parseU64("--chunk-events", optarg, 1000, &o->chunk_events) ) return 2; break;
       case 'X': o->skip_compare = 1; break;
       case 'N': if( parseU64("--compare-runs", optarg, 1, &v) || v>10000 ) return 2;
@@ -2270,6 +2358,10 @@ static int parseArgs(bench *b, int argc, char **argv){
     }
   }
   if( optind<argc ){ cli_error("bench", "unexpected argument '%s'", argv[optind]); return 2; }
+  if( (uint64_t)o->snap_runs*(uint64_t)o->snap_chunks > 1000000 ){
+    cli_error("bench", "--snapshot-runs x --snapshot-chunks: at most 1000000 snapshots");
+    return 2;
+  }
   /* A window must fit strictly inside the run, on CHECKPOINT boundaries. */
   while( o->window_events + CHECKPOINT >= o->sc.events ) o->window_events /= 2;
   o->window_events -= o->window_events % CHECKPOINT;
