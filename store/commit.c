@@ -15,7 +15,9 @@
 **   5. write snapshot N+1 (its manifest list: N's, or N's head when the
 **      tail was merged, plus that manifest) to tmp/, fsync, and link() it
 **      to catalog/v(N+1).  link() never overwrites: EEXIST means another
-**      commit won N+1, so remove the manifest and go back to 3;
+**      commit won N+1, so remove the manifest and go back to 3; so does
+**      an id at or below catalog/EXPIRED (a writer that stalled while
+**      expire removed snapshot N+1 unlinks what it linked);
 **   6. fsync catalog/, remove the tmp name, update the HEAD hint.
 ** Until step 5 succeeds nothing is visible; files of a failed or lost
 ** commit are never listed by any snapshot, so never read.
@@ -279,6 +281,17 @@ static int publish(fnt_store *st, const fnt_snapshot *base, const fnt_commit *q,
       rc = 0;                        /* lost the race for this id */
     }else{
       rc = ioErr(st, "cannot publish", target);
+    }
+    goto done;
+  }
+  if( cat.id<=fnt_snapshot_floor(st) ){
+    /* We stalled so long that expire removed snapshot cat.id (it writes
+    ** EXPIRED before it removes): our link holds a free name but an
+    ** expired id, which no reader would see.  Take it back and retry. */
+    if( fnt_io_unlink(target) && errno!=ENOENT ){
+      rc = ioErr(st, "cannot remove", target);
+    }else{
+      rc = 0;
     }
     goto done;
   }

@@ -15,6 +15,9 @@
 **     older than the retention window and than an hour: a commit in flight
 **     in another process writes its files before it links its snapshot, and
 **     those files are young, so they are never taken for orphans;
+**   - expirers take turns (an flock of catalog/): two at once could
+**     otherwise write EXPIRED in the wrong order and lower it, making
+**     snapshots whose files the other removed readable again;
 **   - a reader that pinned an expired snapshot (older than the window) may
 **     find its files gone and gets a clear error naming the missing file,
 **     never wrong rows.
@@ -176,7 +179,8 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   size_t n = 0, i, nExpire, kept = 0;
   fnt_catalog prev;
   int64_t now = fnt_now_micros(), cutoffMicros, orphanCutoff;
-  int rc;
+  int rc, lock = -1;
+  char *catDir;
 
   if( st==0 || keep_seconds<0 ) return FNT_E_MISUSE;
   memset(&stats, 0, sizeof(stats));
@@ -188,6 +192,13 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   ** short the snapshot retention. */
   orphanCutoff = (cutoffMicros < now - ORPHAN_GRACE*1000000 ? cutoffMicros
                   : now - ORPHAN_GRACE*1000000) / 1000000;
+  catDir = fnt_path_join(st, FNT_DIR_CATALOG);
+  if( catDir==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  lock = fnt_io_lock_dir(catDir);
+  rc = lock<0 ? fnt_err(st, FNT_E_IO, "cannot lock %s (expirers take turns): %s",
+                        catDir, strerror(errno)) : FNT_OK;
+  fnt_free(catDir);
+  if( rc ) return rc;
   rc = fnt_snapshot_newest_id(st, &newest);
   if( rc==FNT_OK ) rc = fnt_catalog_ids(st, &ids, &n);
   if( rc ) goto done;
@@ -231,7 +242,8 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   if( rc ) goto done;
   qsort(live.v, live.n, sizeof(char*), cmpStr);
 
-  /* 3. Expire them: readers refuse ids up to the floor from now on; then
+  /* 3. Expire them: readers refuse ids up to the floor from now on (only
+  ** ever raised: an expirer before us may have gone further); then
   ** remove their files, but those a retained snapshot lists for the
   ** entries they hold (FORMAT.md, "Expiring"): a later expiry removes
   ** those once nothing lists them. */
@@ -266,6 +278,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_METADATA, &live, orphanCutoff, &stats);
   if( rc==FNT_OK ) rc = sweep(st, FNT_DIR_TMP, &live, orphanCutoff, &stats);
 done:
+  fnt_io_unlock(lock);
   if( out ) *out = stats;
   fnt_free(ids);
   setFree(&live);

@@ -72,6 +72,8 @@ typedef struct fnt_io_fault {
                        ** durable: unsynced file data is cut to half, and
                        ** names (files, links, renames, folders) whose
                        ** folder was not fsynced since are removed */
+  void (*stall)(void); /* instead of failing, call this (it may block:
+                       ** a process held at an exact step), then go on */
 } fnt_io_fault;
 void fnt_io_set_fault(const fnt_io_fault *f);   /* NULL: off */
 long fnt_io_count(void);                         /* counted calls so far */
@@ -88,6 +90,11 @@ int fnt_io_rename(const char *from, const char *to);
 int fnt_io_unlink(const char *path);
 int fnt_io_mkdirs(const char *path);            /* mkdir -p: folders made, or -1 */
 int fnt_io_exists(const char *path);            /* 1, 0, or -1 on error */
+/* Takes an exclusive advisory lock on a folder (waiting for it): an fd to
+** pass to fnt_io_unlock, or -1.  Released by the system if the process
+** dies. */
+int fnt_io_lock_dir(const char *dir);
+void fnt_io_unlock(int fd);
 
 /* ---- codec.c */
 void fnt_put_varint(fnt_buf *b, uint64_t v);

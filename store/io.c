@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -121,6 +122,7 @@ static int faultHere(unsigned op){
   if( (g_fault.ops & op)==0 ) return 0;
   g_count++;
   if( g_fault.nth<=0 || g_count!=g_fault.nth ) return 0;
+  if( g_fault.stall ){ g_fault.stall(); return 0; }
   if( g_fault.power_loss ) powerLoss();
   if( g_fault.crash || g_fault.power_loss ) _exit(99);
   errno = g_fault.err ? g_fault.err : EIO;
@@ -297,4 +299,21 @@ int fnt_io_exists(const char *path){
   struct stat sb;
   if( stat(path, &sb)==0 ) return 1;
   return errno==ENOENT ? 0 : -1;
+}
+
+int fnt_io_lock_dir(const char *dir){
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+  if( fd<0 ) return -1;
+  while( flock(fd, LOCK_EX) ){
+    if( errno==EINTR ) continue;
+    e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+void fnt_io_unlock(int fd){
+  if( fd>=0 ) close(fd);             /* closing the fd drops its flock */
 }
