@@ -437,18 +437,6 @@ void fnt_commit_clear(fnt_commit *q){
   }
 }
 
-/* data/TABLE/PART for a partition value. */
-char *fnt_partition_folder(fnt_table t, const char *value){
-  char *part = fnt_partition_dir(value), *out;
-  size_t n;
-  if( part==0 ) return 0;
-  n = strlen(part) + 64;
-  out = fnt_malloc(n);
-  if( out ) snprintf(out, n, FNT_DIR_DATA "/%s/%s", fnt_table_name(t), part);
-  fnt_free(part);
-  return out;
-}
-
 static int nonEmpty(const char *s){ return s && s[0]; }
 static const char *nullIfEmpty(const char *s){ return s && s[0] ? s : 0; }
 

@@ -55,7 +55,4 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q);
 /* Frees the pending files' bytes and paths (not q->files itself). */
 void fnt_commit_clear(fnt_commit *q);
 
-/* data/TABLE/PART for a partition value, in a new allocation. */
-char *fnt_partition_folder(fnt_table t, const char *value);
-
 #endif /* FNT_COMMIT_H */

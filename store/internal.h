@@ -184,6 +184,10 @@ struct fnt_store {
 char *fnt_path_join(const fnt_store *st, const char *rel);
 /* A folder name for a partition value: readable where safe, never a path. */
 char *fnt_partition_dir(const char *value);
+/* data/TABLE/PART for a partition value, in a new allocation. */
+char *fnt_partition_folder(fnt_table t, const char *value);
+/* The partition value of table t's entry: run_id (events, calls) or repo. */
+const char *fnt_entry_partition(int table, const char *run_id, const char *repo);
 /* 32 random hex characters. */
 void fnt_random_name(char out[33]);
 int64_t fnt_now_micros(void);

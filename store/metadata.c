@@ -201,7 +201,20 @@ static int getBlock(fnt_store *st, fnt_rd *r, uint8_t **raw, size_t *n){
   return FNT_OK;
 }
 
-/* The dictionary and entries of a version-3 manifest, as one block. */
+/* 1 when e's file lies in the folder of its table and partition value
+** (the first fl bytes of its path). */
+static int derivedFolder(const fnt_entry *e, size_t fl){
+  char *want;
+  int same;
+  if( e->table>=FNT_NTABLES || !e->run_id || !e->repo ) return 0;
+  want = fnt_partition_folder((fnt_table)e->table,
+                              fnt_entry_partition(e->table, e->run_id, e->repo));
+  same = want && strlen(want)==fl && memcmp(want, e->path, fl)==0;
+  fnt_free(want);
+  return same;
+}
+
+/* The dictionary and entries of a version-3 or 4 manifest, as one block. */
 static void putEntries(fnt_buf *out, const fnt_entry *e, size_t n){
   str_dict d;
   fnt_buf ent = {0}, raw = {0};
@@ -216,7 +229,10 @@ static void putEntries(fnt_buf *out, const fnt_entry *e, size_t n){
     size_t fl = folderLen(e[i].path);
     const char *name = e[i].path + (fl ? fl+1 : 0);
     fnt_put_u8(&ent, e[i].table);
-    fnt_put_varint(&ent, dictIndex(&d, e[i].path, fl));
+    /* Version 4: 0 for the folder every writer puts the file in, the
+    ** table's and partition's (no string at all), else 1 + its index. */
+    if( derivedFolder(&e[i], fl) ) fnt_put_varint(&ent, 0);
+    else fnt_put_varint(&ent, 1 + dictIndex(&d, e[i].path, fl));
     putName(&ent, name, ".fnseg", name);
     fnt_put_varint(&ent, e[i].file_size);
     fnt_put_varint(&ent, e[i].rows);
@@ -308,19 +324,45 @@ static char *getText(fnt_rd *r, char **dict, uint64_t nDict){
   return s;
 }
 
-/* A version-3 entry's path: its folder by dictionary, then its name. */
-static char *getPath(fnt_rd *r, char **dict, uint64_t nDict){
+/* A version-3 entry's path: its folder by dictionary, then its name.
+** Version 4 (v4): folder 0 is derived once the entry's partition is read
+** (*derive set, the name returned alone), else 1 + its index. */
+static char *getPath(fnt_rd *r, char **dict, uint64_t nDict, int v4, int *derive){
   uint64_t i = fnt_get_varint(r);
   char prefix[4096];
+  *derive = v4 && r->ok && i==0;
+  if( *derive ) return getName(r, "", "", ".fnseg");
+  if( v4 ) i--;
   if( !r->ok || i>=nDict || strlen(dict[i])+2 > sizeof(prefix) ){ r->ok = 0; return 0; }
   snprintf(prefix, sizeof(prefix), "%s%s", dict[i], dict[i][0] ? "/" : "");
   return getName(r, prefix, prefix, ".fnseg");
 }
 
-/* The entries of a manifest body at r (a version-3 body once unpacked:
-** dict is then its string dictionary) into m. */
+/* Puts the folder of e's table and partition before its path (a name). */
+static void deriveFolder(fnt_rd *r, fnt_entry *e){
+  char *folder, *path;
+  size_t n;
+  if( e->table>=FNT_NTABLES || !e->path || !e->run_id || !e->repo ){ r->ok = 0; return; }
+  folder = fnt_partition_folder((fnt_table)e->table,
+                                fnt_entry_partition(e->table, e->run_id, e->repo));
+  n = (folder ? strlen(folder) : 0) + strlen(e->path) + 2;
+  path = folder ? fnt_malloc(n) : 0;
+  if( path==0 ){
+    fnt_free(folder);
+    r->ok = 0;
+    errno = ENOMEM;
+    return;
+  }
+  snprintf(path, n, "%s/%s", folder, e->path);
+  fnt_free(folder);
+  fnt_free(e->path);
+  e->path = path;
+}
+
+/* The entries of a manifest body at r (a version-3 or 4 body once
+** unpacked: dict is then its string dictionary) into m. */
 static int decodeEntries(fnt_store *st, const char *path, fnt_rd *r,
-                         char **dict, uint64_t nDict, fnt_manifest *m){
+                         char **dict, uint64_t nDict, int v4, fnt_manifest *m){
   uint64_t n = fnt_get_varint(r), i;
   /* Each entry takes at least 12 bytes: a count beyond that is corrupt. */
   if( !r->ok || n > (uint64_t)(r->end - r->p)/12 + 1 ){
@@ -330,14 +372,15 @@ static int decodeEntries(fnt_store *st, const char *path, fnt_rd *r,
   if( m->entries==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
   for(i=0; i<n && r->ok; i++){
     fnt_entry *e = &m->entries[i];
-    int isnull;
+    int isnull, derive = 0;
     m->n = (size_t)i + 1;
     e->table = fnt_get_u8(r);
-    e->path = dict ? getPath(r, dict, nDict) : fnt_get_str(r, &isnull);
+    e->path = dict ? getPath(r, dict, nDict, v4, &derive) : fnt_get_str(r, &isnull);
     e->file_size = fnt_get_varint(r);
     e->rows = fnt_get_varint(r);
     e->run_id = getText(r, dict, nDict);
     e->repo = getText(r, dict, nDict);
+    if( derive && r->ok ) deriveFolder(r, e);
     e->chunk = fnt_unzigzag(fnt_get_varint(r));
     e->seq_min = fnt_unzigzag(fnt_get_varint(r));
     e->seq_max = fnt_unzigzag(fnt_get_varint(r));
@@ -374,9 +417,10 @@ static int decodeEntries(fnt_store *st, const char *path, fnt_rd *r,
   return FNT_OK;
 }
 
-/* A version-3 body: the block unpacked, its dictionary, its entries. */
+/* A version-3 or 4 body: the block unpacked, its dictionary, its
+** entries. */
 static int decodeV3(fnt_store *st, const char *path, fnt_rd *body,
-                    fnt_manifest *m){
+                    uint64_t version, fnt_manifest *m){
   uint8_t *raw = 0;
   size_t n = 0;
   char **dict = 0;
@@ -405,7 +449,7 @@ static int decodeV3(fnt_store *st, const char *path, fnt_rd *body,
                  path, (unsigned long long)(i ? i-1 : 0));
     goto done;
   }
-  rc = decodeEntries(st, path, &r, dict, nDict, m);
+  rc = decodeEntries(st, path, &r, dict, nDict, version>=5, m);
 done:
   for(i=0; dict && i<nDict; i++) fnt_free(dict[i]);
   fnt_free(dict);
@@ -426,8 +470,8 @@ int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,
   if( m==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
   m->path = fnt_strdup(path);
   if( m->path==0 ) rc = fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
-  else if( version>=3 ) rc = decodeV3(st, path, &r, m);
-  else rc = decodeEntries(st, path, &r, 0, 0, m);
+  else if( version>=3 ) rc = decodeV3(st, path, &r, version, m);
+  else rc = decodeEntries(st, path, &r, 0, 0, 0, m);
   if( rc ){
     fnt_manifest_free(m);
     return rc;
@@ -563,7 +607,7 @@ int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
     }
     if( r.ok ){
       c->n_manifests++;
-      if( (rc = decodeV3(st, path, &r, c->delta))!=FNT_OK ){
+      if( (rc = decodeV3(st, path, &r, version, c->delta))!=FNT_OK ){
         fnt_catalog_clear(c);
         return rc;
       }

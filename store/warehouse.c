@@ -61,6 +61,21 @@ char *fnt_partition_dir(const char *value){
   return out;
 }
 
+char *fnt_partition_folder(fnt_table t, const char *value){
+  char *part = fnt_partition_dir(value), *out;
+  size_t n;
+  if( part==0 ) return 0;
+  n = strlen(part) + 64;
+  out = fnt_malloc(n);
+  if( out ) snprintf(out, n, FNT_DIR_DATA "/%s/%s", fnt_table_name(t), part);
+  fnt_free(part);
+  return out;
+}
+
+const char *fnt_entry_partition(int table, const char *run_id, const char *repo){
+  return table==FNT_TABLE_EVENTS || table==FNT_TABLE_CALLS ? run_id : repo;
+}
+
 void fnt_random_name(char out[33]){
   static const char hex[] = "0123456789abcdef";
   static uint64_t counter;

@@ -4,7 +4,8 @@
 # two profiles, no catalog/HEAD) must read exactly as
 # test/golden/warehouse-v1.expected, pass `fnt check`, keep filing
 # idempotent, and accept new commits (format-3 metadata beside format-1
-# files: filing, compaction, check, expire); and test/golden/warehouse-v3-calls
+# files: filing, compaction, check, expire); test/golden/warehouse-v3-meta
+# (format 3, 20 snapshots) likewise; and test/golden/warehouse-v3-calls
 # (format 3, a run's calls in three files) likewise (see below).  Never regenerate the golden files to make this pass: a
 # change of format gets a new version and a new golden warehouse beside.
 set -euo pipefail
@@ -74,6 +75,33 @@ if "$FNT_BUILD/fnt" check --warehouse "$tmp/wh" > "$tmp/check" 2>&1 \
   echo "ok   compacted after the new commits, reads the old run as before, fnt check clean"
 else
   echo "FAIL after compaction"; cat "$tmp/check"; diff "$tmp/got" "$tmp/after" | head; fail=1
+fi
+# A warehouse of format 3 with many snapshots (test/golden/warehouse-v3-meta:
+# the same two chunks compacted, then 17 runs of one chunk, by a format-3
+# build: snapshot files holding their entries, merged manifests) reads
+# exactly as that build read it, passes `fnt check`, and takes new commits
+# (metadata of today's format beside) and a compaction.
+cp -r "$golden/warehouse-v3-meta" "$tmp/whm"
+WH="$tmp/whm" sql < "$golden/queries.sql" > "$tmp/gotm"
+if diff -u "$golden/warehouse-v3-meta.expected" "$tmp/gotm" \
+   && "$FNT_BUILD/fnt" check --warehouse "$tmp/whm" >/dev/null 2>&1; then
+  echo "ok   format-3 warehouse of 20 snapshots reads as expected, fnt check clean"
+else
+  echo "FAIL format-3 warehouse of 20 snapshots reads differently"; fail=1
+fi
+got=$(printf "SELECT fnt_file_chunk(readfile('%s')), fnt_file_chunk(readfile('%s'));
+SELECT count(*) FROM fn_trace_events WHERE run_id='run-new-0001';\n" \
+        "$tmp/new0.json" "$tmp/new1.json" | WH="$tmp/whm" sql | tr '\n' ' ')
+mversions=$(for f in "$tmp"/whm/catalog/v*; do od -An -tu1 -j8 -N1 "$f"; done | sort -u | tr -s ' \n' ' ')
+"$FNT_BUILD/fnt" -q compact --warehouse "$tmp/whm" >/dev/null
+WH="$tmp/whm" sql < "$golden/queries.sql" > "$tmp/afterm"
+if [ "$got" = "1|1 6 " ] && [ "$mversions" = " 3 $cur " ] \
+   && "$FNT_BUILD/fnt" check --warehouse "$tmp/whm" >/dev/null 2>&1 \
+   && [ "$(grep -c 'run-v3-0017' "$tmp/afterm")" = "$(grep -c 'run-v3-0017' "$tmp/gotm")" ] \
+   && [ "$(grep -c 'run-new-0001' "$tmp/afterm")" -gt 0 ]; then
+  echo "ok   new commits and a compaction on it: snapshot files of versions$mversions"
+else
+  echo "FAIL filing into the format-3 warehouse of 20 snapshots gave '$got', versions$mversions"; fail=1
 fi
 # A warehouse of format 3 (test/golden/warehouse-v3-calls: a run's chunks 0, 2
 # and 1 filed in that order by a format-3 build, its calls in three files
