@@ -240,7 +240,29 @@ typedef struct fnt_manifest {
   size_t mem;            /* about what it takes in memory */
   uint64_t hash;         /* of path */
   struct fnt_manifest *hnext, *idle_prev, *idle_next;
+  /* metadata.c's index of a decoded manifest (none: 0), so that a commit
+  ** finds one run's entries without a scan of every entry */
+  struct fnt_entry_ref *refs_by;
+  size_t n_refs_by;
 } fnt_manifest;
+
+/* The index: (kind, hash of a string, entry index), sorted. */
+enum { FNT_BY_RUN = 0,       /* an entry holding rows of a run (its run_id or keys) */
+       FNT_BY_SMALL_REPO = 1 /* a run-row or profile file compaction has not
+                             ** merged (no keys), by repo */ };
+typedef struct fnt_entry_ref { uint64_t key; size_t i; } fnt_entry_ref;
+/* Walks the entries of m of a kind and a string (run_id or repo), in entry
+** order: by the index when m has one, else by a scan. */
+typedef struct fnt_entry_iter {
+  const fnt_manifest *m;
+  int kind;
+  const char *s;
+  uint64_t key;
+  size_t k;
+} fnt_entry_iter;
+void fnt_entry_iter_init(fnt_entry_iter *it, const fnt_manifest *m, int kind,
+                         const char *s);
+const fnt_entry *fnt_entry_iter_next(fnt_entry_iter *it);
 
 int fnt_manifest_encode(const fnt_entry *e, size_t n, fnt_buf *out);
 int fnt_manifest_decode(fnt_store *st, const char *path, const uint8_t *p,

@@ -302,9 +302,92 @@ void fnt_manifest_free(fnt_manifest *m){
   size_t i;
   if( m==0 ) return;
   for(i=0; i<m->n; i++) entryClear(&m->entries[i]);
+  fnt_free(m->refs_by);
   fnt_free(m->entries);
   fnt_free(m->path);
   fnt_free(m);
+}
+
+/* ---- The index of a decoded manifest (internal.h, fnt_entry_ref): its
+** key is the string's hash with the kind in the top bit, so one sort
+** orders both kinds; a key found is checked against the entry itself. */
+
+static uint64_t refKey(int kind, const char *s){
+  return (fnt_hash(s, strlen(s)) >> 1) | ((uint64_t)kind << 63);
+}
+
+static int cmpRef(const void *a, const void *b){
+  const fnt_entry_ref *x = a, *y = b;
+  if( x->key!=y->key ) return x->key<y->key ? -1 : 1;
+  return x->i<y->i ? -1 : x->i>y->i;
+}
+
+/* 1 when entry e is one of (kind, s). */
+static int refMatches(const fnt_entry *e, int kind, const char *s){
+  if( kind==FNT_BY_RUN ) return fnt_entry_has_run(e, s);
+  return (e->table==FNT_TABLE_RUNS || e->table==FNT_TABLE_PROFILE)
+      && e->n_keys==0 && strcmp(e->repo, s)==0;
+}
+
+/* Builds m's index; without memory m simply has none (readers scan). */
+static void indexEntries(fnt_manifest *m){
+  size_t i, j, n = 0, cap = 0;
+  fnt_entry_ref *r;
+  for(i=0; i<m->n; i++){
+    const fnt_entry *e = &m->entries[i];
+    cap += 2 + e->n_keys;
+  }
+  r = fnt_malloc((cap ? cap : 1)*sizeof(*r));
+  if( r==0 ) return;
+  for(i=0; i<m->n; i++){
+    const fnt_entry *e = &m->entries[i];
+    if( e->n_keys==0 || e->run_id[0] ){
+      r[n].key = refKey(FNT_BY_RUN, e->run_id); r[n++].i = i;
+    }else{
+      for(j=0; j<e->n_keys; j++){
+        r[n].key = refKey(FNT_BY_RUN, e->keys[j].run_id); r[n++].i = i;
+      }
+    }
+    if( refMatches(e, FNT_BY_SMALL_REPO, e->repo) ){
+      r[n].key = refKey(FNT_BY_SMALL_REPO, e->repo); r[n++].i = i;
+    }
+  }
+  qsort(r, n, sizeof(*r), cmpRef);
+  for(i=j=0; i<n; i++){             /* a run merged twice into one file */
+    if( j==0 || cmpRef(&r[i], &r[j-1])!=0 ) r[j++] = r[i];
+  }
+  m->refs_by = r;
+  m->n_refs_by = j;
+}
+
+void fnt_entry_iter_init(fnt_entry_iter *it, const fnt_manifest *m, int kind,
+                         const char *s){
+  size_t lo = 0, hi = m->n_refs_by;
+  it->m = m;
+  it->kind = kind;
+  it->s = s;
+  it->key = refKey(kind, s);
+  while( lo<hi ){                    /* the first ref of the key */
+    size_t mid = lo + (hi-lo)/2;
+    if( m->refs_by[mid].key < it->key ) lo = mid+1; else hi = mid;
+  }
+  it->k = lo;
+}
+
+const fnt_entry *fnt_entry_iter_next(fnt_entry_iter *it){
+  const fnt_manifest *m = it->m;
+  if( m->refs_by==0 ){
+    while( it->k < m->n ){
+      const fnt_entry *e = &m->entries[it->k++];
+      if( refMatches(e, it->kind, it->s) ) return e;
+    }
+    return 0;
+  }
+  while( it->k < m->n_refs_by && m->refs_by[it->k].key==it->key ){
+    const fnt_entry *e = &m->entries[m->refs_by[it->k++].i];
+    if( refMatches(e, it->kind, it->s) ) return e;
+  }
+  return 0;
 }
 
 /* A string of an entry: inline (versions 1, 2) or by dictionary index
@@ -414,6 +497,7 @@ static int decodeEntries(fnt_store *st, const char *path, fnt_rd *r,
     return fnt_err(st, FNT_E_CORRUPT, "%s: malformed manifest entry %llu",
                    path, (unsigned long long)(i ? i-1 : 0));
   }
+  indexEntries(m);
   return FNT_OK;
 }
 

@@ -318,7 +318,8 @@ int fnt_manifest_get(fnt_store *st, const char *path, fnt_manifest **out){
     return fnt_err(st, FNT_E_NOMEM, "out of memory");
   }
   m->refs = 1;
-  m->mem = sizeof(*m) + strlen(path) + m->n*sizeof(fnt_entry);
+  m->mem = sizeof(*m) + strlen(path) + m->n*sizeof(fnt_entry)
+         + m->n_refs_by*sizeof(fnt_entry_ref);
   for(i=0; i<m->n; i++){
     const fnt_entry *e = &m->entries[i];
     m->mem += strlen(e->path) + 3 + (e->run_id ? strlen(e->run_id) : 0)
