@@ -244,6 +244,7 @@ typedef struct fnt_manifest {
   ** finds one run's entries without a scan of every entry */
   struct fnt_entry_ref *refs_by;
   size_t n_refs_by;
+  size_t n_of_table[FNT_NTABLES];   /* its entries of each table */
 } fnt_manifest;
 
 /* The index: (kind, hash of a string, entry index), sorted. */

@@ -336,6 +336,7 @@ static void indexEntries(fnt_manifest *m){
   for(i=0; i<m->n; i++){
     const fnt_entry *e = &m->entries[i];
     cap += 2 + e->n_keys;
+    if( e->table<FNT_NTABLES ) m->n_of_table[e->table]++;
   }
   r = fnt_malloc((cap ? cap : 1)*sizeof(*r));
   if( r==0 ) return;

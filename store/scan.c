@@ -105,6 +105,26 @@ static int entryMatches(const fnt_scan *sc, const fnt_entry *e){
   return 1;
 }
 
+/* The candidates of manifest m for a predicate on runs, by m's index: the
+** entries of those runs (each once), not a test of every entry. */
+static void addRunFiles(fnt_scan *sc, const fnt_manifest *m){
+  size_t k, kk, taken = 0;
+  for(k=0; k<sc->p.n_run_ids; k++){
+    fnt_entry_iter it;
+    const fnt_entry *e;
+    fnt_entry_iter_init(&it, m, FNT_BY_RUN, sc->run_ids[k]);
+    while( (e = fnt_entry_iter_next(&it))!=0 ){
+      if( e->table!=sc->table ) continue;
+      for(kk=0; kk<k && !fnt_entry_has_run(e, sc->run_ids[kk]); kk++){}
+      if( kk<k ) continue;                  /* taken for an earlier run */
+      taken++;
+      if( entryMatches(sc, e) ) sc->files[sc->nfiles++] = e;
+      else sc->stats.files_skipped++;
+    }
+  }
+  sc->stats.files_skipped += m->n_of_table[sc->table] - taken;
+}
+
 /* A candidate file and the position of its run in the predicate's run_ids
 ** (runs come out in that order), for sorting without a global context. */
 typedef struct ranked_file {
@@ -479,6 +499,10 @@ static int scanOpen(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
   for(i=0; only && i<nOnly; i++) sc->files[sc->nfiles++] = only[i];
   for(i=0; !only && !sc->done && i<snap->n_manifests; i++){
     const fnt_manifest *m = snap->manifests[i];
+    if( sc->p.n_run_ids && m->refs_by ){
+      addRunFiles(sc, m);
+      continue;
+    }
     for(j=0; j<m->n; j++){
       const fnt_entry *e = &m->entries[j];
       if( e->table!=table ) continue;
