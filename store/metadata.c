@@ -585,9 +585,28 @@ static uint64_t snapshotFileId(const char *path){
   }
 }
 
+/* Version 5: the summary of a filing, "run_id=R chunk=K events=N", told
+** by its own entries (its one events file), into out; 0 when they do not
+** tell it. */
+static int summaryOfEntries(const fnt_catalog *c, char *out, size_t n){
+  const fnt_entry *ev = 0;
+  size_t i;
+  if( c->delta==0 || c->operation==0 || strcmp(c->operation, "file-chunk")!=0 ) return 0;
+  for(i=0; i<c->delta->n; i++){
+    const fnt_entry *e = &c->delta->entries[i];
+    if( e->table!=FNT_TABLE_EVENTS ) continue;
+    if( ev || e->n_keys ) return 0;
+    ev = e;
+  }
+  if( ev==0 ) return 0;
+  snprintf(out, n, "run_id=%.300s chunk=%lld events=%llu", ev->run_id,
+           (long long)ev->chunk, (unsigned long long)ev->rows);
+  return 1;
+}
+
 int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out){
   size_t i, n = c->n_manifests;
-  char self[64];
+  char self[64], told[512];
   fnt_catalog_name(c->id, self);
   /* A snapshot's own entries are listed implicitly (the decoder adds its
   ** own name to the list), never by name. */
@@ -597,7 +616,14 @@ int fnt_catalog_encode(const fnt_catalog *c, fnt_buf *out){
   fnt_put_varint(out, c->parent_id);
   fnt_put_varint(out, fnt_zigzag(c->ts_micros));
   fnt_put_str(out, c->operation);
-  fnt_put_str(out, c->summary);
+  /* NULL: the summary its own entries tell (what a filing writes) */
+  told[0] = 0;
+  if( summaryOfEntries(c, told, sizeof(told)) && c->summary
+   && strcmp(told, c->summary)==0 ){
+    fnt_put_str(out, 0);
+  }else{
+    fnt_put_str(out, c->summary);
+  }
   fnt_put_varint(out, c->added_files);
   fnt_put_varint(out, c->added_rows);
   fnt_put_varint(out, c->total_files);
@@ -698,7 +724,14 @@ int fnt_catalog_decode(fnt_store *st, const char *path, const uint8_t *p,
       }
     }
   }
-  if( !r.ok || r.p!=r.end || !c->operation ){
+  if( r.ok && r.p==r.end && c->operation && c->summary==0 ){
+    char told[512] = "";
+    if( version<5 || summaryOfEntries(c, told, sizeof(told)) ){
+      c->summary = fnt_strdup(told);
+      if( c->summary==0 ) errno = ENOMEM;
+    }
+  }
+  if( !r.ok || r.p!=r.end || !c->operation || !c->summary ){
     fnt_catalog_clear(c);
     if( errno==ENOMEM ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", path);
     return fnt_err(st, FNT_E_CORRUPT, "%s: malformed snapshot file", path);

@@ -3,7 +3,8 @@
 ** snapshot is expired, and its files removed, under it fails with
 ** FNT_E_EXPIRED (retry: a new snapshot reads the same rows), never
 ** FNT_E_CORRUPT; fnt_snapshot_list names the run and chunk each filing
-** filed; the manifest cache budget can be set to nothing and reads still
+** filed (format 5: told by the snapshot's own entries, its summary not
+** stored); the manifest cache budget can be set to nothing and reads still
 ** work; fnt_expire_snapshots counts the young unlisted files it kept.
 */
 #include <string.h>
@@ -33,11 +34,12 @@ static void ageFiles(const char *dir){
   CHECK(system(cmd)==0);
 }
 
-typedef struct listed { int n; char run[4][32]; long long chunk[4]; } listed;
+typedef struct listed { int n; char run[4][32]; long long chunk[4]; char summary[4][64]; } listed;
 static int onSnapshot(void *ctx, const fnt_snapshot_info *info){
   listed *l = ctx;
   if( l->n<4 ){
     snprintf(l->run[l->n], sizeof(l->run[0]), "%s", info->run_id ? info->run_id : "(null)");
+    snprintf(l->summary[l->n], sizeof(l->summary[0]), "%s", info->summary ? info->summary : "(null)");
     l->chunk[l->n] = info->chunk;
   }
   l->n++;
@@ -69,6 +71,14 @@ int main(void){
   CHECK_EQ_INT(l.n, 4);
   CHECK_STR(l.run[0], "run 1"); CHECK_EQ_INT(l.chunk[0], 1);
   CHECK_STR(l.run[3], "run 0"); CHECK_EQ_INT(l.chunk[3], 0);
+  /* Format 5: a filing's summary is told by its entries, not stored. */
+  CHECK_STR(l.summary[0], "run_id=run 1 chunk=1 events=300");
+  CHECK_STR(l.summary[3], "run_id=run 0 chunk=0 events=300");
+  {
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "grep -lc 'run_id=' '%s'/catalog/v* >/dev/null", dir);
+    CHECK(system(cmd)!=0);
+  }
   want = countEvents(w, &rc);
   CHECK_EQ_INT(want, 1200);
 
