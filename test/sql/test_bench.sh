@@ -16,7 +16,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 out=$("$FNT_BUILD/fnt" bench --events 20000 --threads 4 --windows 50 \
-        --snapshot-runs 5 --compare-runs 3 --compare-events 20000 \
+        --snapshot-runs 5 --snapshot-chunks 10 --snapshot-events 20-40 \
+        --compare-runs 3 --compare-events 20000 \
         --dir "$tmp/scratch" --json 2>"$tmp/stderr") || {
   echo "FAIL fnt bench exited with $?"; cat "$tmp/stderr"; exit 1; }
 echo "ok   fnt bench ran"
@@ -69,6 +70,8 @@ for k, f in figs.items():
 assert d["events"] == 20000 and d["threads"] == 4, d
 assert d["cores"] >= 1 and "load_start" in d and "load_end" in d, d
 assert d["snapshots"]["runs"] == 5 and d["snapshots"]["summary_rows"] == 5, d["snapshots"]
+assert d["snapshots"]["chunks_per_run"] == 10, d["snapshots"]
+assert (d["snapshots"]["chunk_events_min"], d["snapshots"]["chunk_events_max"]) == (20, 40), d["snapshots"]
 assert 8 <= d["trace"]["mean_depth"] <= 18, d["trace"]
 for k in ("export_chrome", "export_speedscope"):          # the copy's rate
     assert isinstance(figs[k]["floor"], (int, float)) and figs[k]["floor"] > 0, figs[k]
@@ -81,6 +84,10 @@ if "$FNT_BUILD/fnt" bench --events nope >/dev/null 2>"$tmp/err"; then
   echo "FAIL --events nope accepted"; fail=1
 elif grep -q -- "--events" "$tmp/err"; then echo "ok   bad --events refused"
 else echo "FAIL bad --events: $(cat "$tmp/err")"; fail=1; fi
+if "$FNT_BUILD/fnt" bench --snapshot-events 40-20 >/dev/null 2>"$tmp/err"; then
+  echo "FAIL --snapshot-events 40-20 accepted"; fail=1
+elif grep -q -- "--snapshot-events" "$tmp/err"; then echo "ok   bad --snapshot-events refused"
+else echo "FAIL bad --snapshot-events: $(cat "$tmp/err")"; fail=1; fi
 "$FNT_BUILD/fnt" bench --help | grep -q "example" && echo "ok   --help" \
   || { echo "FAIL --help"; fail=1; }
 
