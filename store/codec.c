@@ -9,7 +9,8 @@
 
 #include "internal.h"
 
-void fnt_put_varint(fnt_buf *b, uint64_t v){
+/* fnt_put_varint (internal.h) when the buffer may need to grow. */
+void fnt_put_varint_grow(fnt_buf *b, uint64_t v){
   uint8_t tmp[10];
   size_t n = 0;
   while( v>=0x80 ){

@@ -97,7 +97,16 @@ int fnt_io_lock_dir(const char *dir);
 void fnt_io_unlock(int fd);
 
 /* ---- codec.c */
-void fnt_put_varint(fnt_buf *b, uint64_t v);
+void fnt_put_varint_grow(fnt_buf *b, uint64_t v);
+/* Inline: segment writers put a varint per value of several columns. */
+static inline void fnt_put_varint(fnt_buf *b, uint64_t v){
+  uint8_t *p;
+  if( b->failed || b->cap - b->len < 10 ){ fnt_put_varint_grow(b, v); return; }
+  p = b->data + b->len;
+  while( v>=0x80 ){ *p++ = (uint8_t)(v | 0x80); v >>= 7; }
+  *p++ = (uint8_t)v;
+  b->len = (size_t)(p - b->data);
+}
 void fnt_put_u8(fnt_buf *b, uint8_t v);
 void fnt_put_u64le(fnt_buf *b, uint64_t v);
 void fnt_put_str(fnt_buf *b, const char *s);     /* NULL-able: len+1, 0 = NULL */
