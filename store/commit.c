@@ -375,6 +375,10 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
   fnt_snapshot_release(s);
   s = 0;
   if( q->n_removed ) qsort(q->removed, q->n_removed, sizeof(char*), cmpPath);
+  if( q->ready ){
+    rc = q->ready(st, q);
+    if( rc ) return rc;
+  }
 
   /* Room for every file, derived ones included (at most one more). */
   entries = fnt_calloc(q->n_files+2, sizeof(fnt_entry));
@@ -541,10 +545,58 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
   return FNT_OK;
 }
 
+/* The chunk's events segment, encoded on a worker thread (worker.c)
+** while the commit derives the calls: it reads the chunk and writes
+** its own pending file, nothing the commit touches before q->ready. */
+typedef struct events_job {
+  const fnt_chunk *c;
+  const fnt_function *fns;
+  size_t n_fns, n;
+  const fnt_event *ev;
+  const uint32_t *remap;
+  const uint64_t *threads;
+  uint32_t nthreads;
+  fnt_pending *f;
+  fnt_worker w;
+} events_job;
+
+static int encodeEvents(void *arg){
+  events_job *j = arg;
+  const fnt_chunk *c = j->c;
+  fnt_pending *f = j->f;
+  fnt_seg_bounds b;
+  int rc = fnt_segment_write_events(c->repo, nullIfEmpty(c->commit), c->run_id,
+                                    j->fns, j->n_fns, j->ev, j->n, j->remap,
+                                    j->threads, j->nthreads, &f->bytes, &b);
+  if( rc ) return rc;
+  f->part_dir = fnt_partition_folder(FNT_TABLE_EVENTS, c->run_id);
+  f->entry.table = FNT_TABLE_EVENTS;
+  f->entry.rows = c->n_events;
+  f->entry.run_id = (char*)c->run_id;
+  f->entry.repo = (char*)c->repo;
+  f->entry.chunk = c->chunk;
+  f->entry.seq_min = b.seq_min; f->entry.seq_max = b.seq_max;
+  f->entry.t_min = b.t_min;     f->entry.t_max = b.t_max;
+  return f->part_dir ? FNT_OK : FNT_E_NOMEM;
+}
+
+/* A chunk commit's q->ctx: what the derivation and q->ready need. */
+typedef struct chunk_ctx {
+  fnt_derive_in din;
+  events_job *events;
+} chunk_ctx;
+
+/* The commit's q->ready: the events segment is encoded. */
+static int eventsReady(fnt_store *st, fnt_commit *q){
+  chunk_ctx *x = q->ctx;
+  int rc = fnt_worker_join(&x->events->w);
+  return rc ? fnt_err(st, rc, "out of memory encoding the events segment") : FNT_OK;
+}
+
 /* The commit's derivation: the calls the chunk changes (derive.c). */
 static int deriveChunkCalls(fnt_store *st, fnt_snapshot *base, fnt_commit *q,
                             uint64_t *fingerprint){
-  return fnt_derive_calls(st, base, q->ctx, q, fingerprint);
+  return fnt_derive_calls(st, base, &((chunk_ctx*)q->ctx)->din, q, fingerprint);
 }
 
 static uint64_t chunkFingerprint(const fnt_snapshot *s, const fnt_commit *q){
@@ -554,14 +606,14 @@ static uint64_t chunkFingerprint(const fnt_snapshot *s, const fnt_commit *q){
 int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   fnt_commit q;
   fnt_pending files[3];
-  fnt_derive_in din;
+  chunk_ctx cx;
+  events_job job;
   const fnt_event *ev = 0;
   fnt_event *sortedCopy = 0;
   fnt_function *fns = 0;
   uint32_t *remap = 0, nthreads = 0;
   uint64_t *threadDict = 0;
   size_t nFns = 0, i, n;
-  fnt_seg_bounds b;
   fnt_value row[FNT_RUN_NCOL];
   int64_t mappedEvents = 0, mappedFns = 0, localFns = 0, mappedLocalFns = 0;
   int64_t firstNs = 0, lastNs = 0;
@@ -571,6 +623,7 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   fnt_err_clear(st);
   memset(&q, 0, sizeof(q));
   memset(files, 0, sizeof(files));
+  memset(&job, 0, sizeof(job));
   q.files = files;
   rc = validateChunk(st, c);
   if( rc ) return rc;
@@ -619,21 +672,15 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   snprintf(q.summary, sizeof(q.summary), "run_id=%.300s chunk=%lld events=%zu",
            c->run_id, (long long)c->chunk, c->n_events);
 
-  if( c->n_events>0 ){
-    fnt_pending *f = &q.files[q.n_files++];
-    rc = fnt_segment_write_events(c->repo, nullIfEmpty(c->commit), c->run_id,
-                                  fns, nFns, ev, n, remap, threadDict,
-                                  nthreads, &f->bytes, &b);
-    if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the events segment"); goto done; }
-    f->part_dir = fnt_partition_folder(FNT_TABLE_EVENTS, c->run_id);
-    f->entry.table = FNT_TABLE_EVENTS;
-    f->entry.rows = c->n_events;
-    f->entry.run_id = (char*)c->run_id;
-    f->entry.repo = (char*)c->repo;
-    f->entry.chunk = c->chunk;
-    f->entry.seq_min = b.seq_min; f->entry.seq_max = b.seq_max;
-    f->entry.t_min = b.t_min;     f->entry.t_max = b.t_max;
-    if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  if( n>0 ){
+    /* Encoded on the worker while the commit derives the calls. */
+    job.c = c;
+    job.fns = fns; job.n_fns = nFns;
+    job.ev = ev; job.n = n;
+    job.remap = remap;
+    job.threads = threadDict; job.nthreads = nthreads;
+    job.f = &q.files[q.n_files++];
+    fnt_worker_start(&job.w, st->threads, encodeEvents, &job);
   }
   {
     fnt_pending *f = &q.files[q.n_files++];
@@ -671,20 +718,23 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   }
   if( n>0 ){
     /* The calls: derived against the snapshot the commit builds on. */
-    din.repo = c->repo;
-    din.commit = nullIfEmpty(c->commit);
-    din.run_id = c->run_id;
-    din.chunk = c->chunk;
-    din.ev = ev;
-    din.n = n;
-    din.fns = c->functions;
+    cx.din.repo = c->repo;
+    cx.din.commit = nullIfEmpty(c->commit);
+    cx.din.run_id = c->run_id;
+    cx.din.chunk = c->chunk;
+    cx.din.ev = ev;
+    cx.din.n = n;
+    cx.din.fns = c->functions;
+    cx.events = &job;
     q.derive = deriveChunkCalls;
     q.fingerprint = chunkFingerprint;
-    q.ctx = &din;
+    q.ready = eventsReady;
+    q.ctx = &cx;
   }
   rc = fnt_commit_run(st, &q);
   if( rc==1 ) compactWhenDue(st, &q);
 done:
+  fnt_worker_join(&job.w);    /* a commit that stopped before q->ready */
   for(i=0; i<q.n_removed; i++) fnt_free(q.removed[i]);
   fnt_free(q.removed);
   fnt_commit_clear(&q);

@@ -40,6 +40,10 @@ typedef struct fnt_commit {
                 uint64_t *fingerprint);
   uint64_t (*fingerprint)(const fnt_snapshot *s, const struct fnt_commit *q);
   size_t n_fixed;            /* files[0..n_fixed) are not derived */
+  /* When set: called once the derivation is made, before any file is
+  ** written; waits for fixed files whose bytes a worker thread encodes
+  ** (filing's events).  FNT_OK or a negative code (reported). */
+  int (*ready)(fnt_store *st, struct fnt_commit *q);
 } fnt_commit;
 
 /* Frees the derived files (bytes, paths; removing those written) and the

@@ -91,6 +91,13 @@ void fnt_set_allocator(const fnt_allocator *a);
 typedef struct fnt_store fnt_store;
 
 #define FNT_OPEN_CREATE 0x1   /* create the directory (and parents) if absent */
+/* Never start a thread.  By default fnt_file_chunk() encodes a chunk's
+** events on a second thread while it derives the chunk's calls (the same
+** bytes either way); that thread allocates through fnt_set_allocator()'s
+** hooks too, so a custom allocator must then be thread-safe.  The
+** environment variable FNT_THREADS=0 has the effect of this flag on every
+** handle. */
+#define FNT_OPEN_NO_THREADS 0x2
 
 /* Opens the warehouse at `dir`.  On success *out is a new handle; on failure
 ** *out is NULL, or a handle whose fnt_errmsg() says why (close it all the

@@ -24,6 +24,7 @@
 #ifndef FNT_INTERNAL_H
 #define FNT_INTERNAL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +50,19 @@ typedef struct fnt_buf {
 int  fnt_buf_reserve(fnt_buf *b, size_t extra);  /* 0 ok, -1 no memory */
 void fnt_buf_append(fnt_buf *b, const void *p, size_t n);
 void fnt_buf_free(fnt_buf *b);
+
+/* ---- worker.c: one job on a second thread (or inline, threaded 0) */
+typedef struct fnt_worker {
+  int (*fn)(void*);
+  void *arg;
+  int rc, started, threaded;
+  pthread_t th;
+} fnt_worker;
+void fnt_worker_start(fnt_worker *w, int threaded, int (*fn)(void*), void *arg);
+/* Waits for the job; its return code.  FNT_OK when none was started. */
+int fnt_worker_join(fnt_worker *w);
+/* fnt_open's choice: not with FNT_OPEN_NO_THREADS or FNT_THREADS=0. */
+int fnt_threads_wanted(int flags);
 
 /* ---- errors.c */
 /* Records a failure on the handle and returns `code`. */
@@ -188,6 +202,7 @@ struct fnt_store {
   size_t n_segments, segment_bytes;  /* and their footers' size */
   int checking_missing;              /* in fnt_listed_file_missing() */
   void *zdctx;                       /* codec.c: a zstd context, reused */
+  int threads;                       /* filing may use a worker thread */
 };
 /* dir/rel into a fresh allocation. */
 char *fnt_path_join(const fnt_store *st, const char *rel);

@@ -146,6 +146,7 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
   st->dir = fnt_strdup(dir);
   if( st->dir==0 ){ fnt_free(st); return FNT_E_NOMEM; }
   st->cache_budget = FNT_CACHE_BUDGET_DEFAULT;
+  st->threads = fnt_threads_wanted(flags);
   *out = st;
 
   marker = fnt_path_join(st, FNT_MARKER);

@@ -11,6 +11,7 @@
 */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +21,9 @@
 int sqlite3_fntrace_init(sqlite3 *db, char **pzErrMsg,
                          const sqlite3_api_routines *pApi);
 
-static long g_count, g_failAt, g_failed;
+/* Atomic: a filing allocates on its worker thread too (FNT_OPEN_NO_THREADS). */
+static _Atomic long g_count, g_failed;
+static long g_failAt;
 
 static int failNow(void){
   if( g_failAt && ++g_count==g_failAt ){ g_failed++; return 1; }

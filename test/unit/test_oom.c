@@ -14,6 +14,7 @@
 ** checks too in the ASan build), and afterwards the warehouse reads exactly
 ** as a fault-free reference.
 */
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +23,12 @@
 #include "util_test.h"
 
 /* ---- the failing allocator */
-static long g_count;        /* allocations so far */
-static long g_failAt;       /* fail the allocation with this number; 0 = none */
-static long g_failed;       /* allocations failed (this round) */
-static long g_live;         /* blocks allocated and not freed */
+/* Atomic: a filing allocates on its worker thread too (FNT_OPEN_NO_THREADS),
+** so the failing allocation may be the worker's: its error must come back. */
+static _Atomic long g_count; /* allocations so far */
+static long g_failAt;        /* fail the allocation with this number; 0 = none */
+static _Atomic long g_failed; /* allocations failed (this round) */
+static _Atomic long g_live;  /* blocks allocated and not freed */
 
 static void *tMalloc(void *o, size_t n){
   void *p;
