@@ -96,7 +96,8 @@ int fnt_replay_resume(fnt_replay *r, const fnt_callrec *open_row,
 int fnt_replay_open_calls(fnt_replay *r, fnt_callvec *out);
 
 /* ---- segment_write.c: a calls segment.  closed[] and open[] are
-** sorted here; the function ids index `tab`. */
+** sorted here; the function ids index `tab`.  two_threads: compress the
+** column chunks on two threads (the same bytes). */
 typedef struct fnt_calls_bounds {
   int64_t t_min, t_max;    /* smallest start, largest end of every row */
   int64_t call_min, call_max;
@@ -104,7 +105,7 @@ typedef struct fnt_calls_bounds {
 int fnt_segment_write_calls(const char *repo, const char *commit,
                             const char *run_id, const fnt_fntab *tab,
                             fnt_callvec *closed, fnt_callvec *open,
-                            struct fnt_stacktab *stacks,
+                            struct fnt_stacktab *stacks, int two_threads,
                             fnt_buf *out, fnt_calls_bounds *bounds);
 
 /* ---- calls_order.c: a calls segment's row order of `v`, by (depth,

@@ -207,7 +207,7 @@ static int finishPending(fnt_store *st, fnt_replay *r, fnt_fntab *tab,
   }
   rc = fnt_segment_write_calls(repo, commit, run_id, tab, closed, &open,
                                fnt_replay_kept_stacks(r) ? stacks : 0,
-                               &f->bytes, &b);
+                               st->threads, &f->bytes, &b);
   f->entry.rows = closed->n + open.n;
   fnt_callvec_free(&open);
   if( rc ){

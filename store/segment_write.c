@@ -51,7 +51,6 @@ static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw
   encodeBitPacked(tmp, n ? n-1 : 0, raw);
 }
 
-/* A file being written, and the zstd context its chunks share. */
 /* Columns (by their place in a row group) whose chunks zstd did not
 ** shrink are stored raw for the next few row groups without trying: the
 ** varints of start, dur_ns, key and thread never shrink, and trying cost
@@ -59,11 +58,30 @@ static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw
 #define SEG_SLOTS 16
 #define SEG_SKIP_MAX 32
 
+/* With two threads (a calls file), column chunks are held raw and
+** compressed in batches of about SEG_BATCH bytes: the even slots on a
+** worker, the odd ones here, each slot's chunks in their order, so that
+** the skip rule above decides as it would on one thread; then they are
+** laid out in their order.  Same bytes as compressing each as it comes. */
+#define SEG_BATCH (4u<<20)
+typedef struct seg_held {
+  int slot;
+  size_t raw_off, raw_len;   /* in seg_file.held */
+  size_t meta_pos;           /* where its descriptor goes in the meta buffer */
+  int codec;
+  size_t out_off, out_len;   /* in its half's output */
+} seg_held;
+
 /* A file being written, and the zstd context its chunks share. */
 typedef struct seg_file {
   fnt_buf *buf;
   ZSTD_CCtx *z;         /* NULL: one context per chunk (out of memory) */
   uint8_t misses[SEG_SLOTS], skip[SEG_SLOTS];
+  int threads;          /* hold chunks for two threads (calls files) */
+  fnt_buf held;         /* raw bytes of the held chunks */
+  seg_held *h;
+  size_t nh, caph;
+  fnt_buf *meta;        /* the one meta buffer held chunks describe */
 } seg_file;
 
 static seg_file segFile(fnt_buf *out){
@@ -74,44 +92,169 @@ static seg_file segFile(fnt_buf *out){
   return f;
 }
 
+/* Frees the file's context and held chunks (not its bytes). */
+static void segFileClear(seg_file *f){
+  ZSTD_freeCCtx(f->z);
+  f->z = 0;
+  fnt_buf_free(&f->held);
+  fnt_free(f->h);
+  f->h = 0;
+  f->nh = f->caph = 0;
+}
+
+/* Compresses raw[0..n) of column `slot` onto `out` (zstd unless the slot
+** is skipping it), updating the slot's skip state.  The codec, or < 0. */
+static int compressSlot(uint8_t *misses, uint8_t *skip, ZSTD_CCtx *z,
+                        const uint8_t *raw, size_t n, fnt_buf *out, int slot){
+  int codec, s = slot>=0 && slot<SEG_SLOTS ? slot : -1;
+  if( s>=0 && skip[s] ){
+    skip[s]--;
+    return fnt_block_compress(z, raw, n, out, -1);
+  }
+  codec = fnt_block_compress(z, raw, n, out, FNT_ZSTD_LEVEL);
+  if( s>=0 && n>=FNT_ZSTD_MIN ){
+    if( codec==FNT_CODEC_RAW ){
+      if( misses[s]<SEG_SKIP_MAX ) misses[s]++;
+      skip[s] = (uint8_t)(misses[s]*2 < SEG_SKIP_MAX ? misses[s]*2 : SEG_SKIP_MAX);
+    }else{
+      misses[s] = 0;
+    }
+  }
+  return codec;
+}
+
+/* A chunk's descriptor: where it is stored, its sizes, codec, checksum. */
+static void putDescriptor(fnt_buf *meta, const fnt_buf *file, size_t start,
+                          size_t raw_len, int codec){
+  fnt_put_varint(meta, start);
+  fnt_put_varint(meta, file->len - start);
+  fnt_put_varint(meta, raw_len);
+  fnt_put_u8(meta, (uint8_t)codec);
+  fnt_put_u64le(meta, fnt_hash(file->data + start, file->len - start));
+}
+
+/* One half of a batch: the held chunks of slots of one parity. */
+typedef struct seg_half {
+  seg_file *f;
+  int parity;
+  ZSTD_CCtx *z;
+  fnt_buf out;
+} seg_half;
+
+static int compressHalf(void *arg){
+  seg_half *hf = arg;
+  seg_file *f = hf->f;
+  size_t i;
+  for(i=0; i<f->nh; i++){
+    seg_held *c = &f->h[i];
+    if( (c->slot & 1)!=hf->parity ) continue;
+    c->out_off = hf->out.len;
+    c->codec = compressSlot(f->misses, f->skip, hf->z, f->held.data + c->raw_off,
+                            c->raw_len, &hf->out, c->slot);
+    if( c->codec<0 ) return FNT_E_NOMEM;
+    c->out_len = hf->out.len - c->out_off;
+  }
+  return FNT_OK;
+}
+
+/* Compresses the held chunks on two threads and lays them out in order,
+** their descriptors spliced into the meta buffer where they were due. */
+static void flushHeld(seg_file *f){
+  seg_half half[2];
+  fnt_worker w;
+  fnt_buf meta = {0};
+  size_t i, prev = 0;
+  int rc0, rc1;
+  if( f->nh==0 ) return;
+  if( f->held.failed || f->meta->failed ){
+    f->buf->failed = 1;
+    f->nh = 0;
+    return;
+  }
+  memset(half, 0, sizeof(half));
+  half[0].f = half[1].f = f;
+  half[0].parity = 0; half[1].parity = 1;
+  half[0].z = ZSTD_createCCtx();
+  half[1].z = f->z;
+  fnt_worker_start(&w, 1, compressHalf, &half[0]);
+  rc1 = compressHalf(&half[1]);
+  rc0 = fnt_worker_join(&w);
+  ZSTD_freeCCtx(half[0].z);
+  if( rc0 || rc1 ){
+    f->buf->failed = 1;
+  }else{
+    for(i=0; i<f->nh; i++){
+      const seg_held *c = &f->h[i];
+      const fnt_buf *o = &half[c->slot & 1].out;
+      size_t start = f->buf->len;
+      fnt_buf_append(&meta, f->meta->data + prev, c->meta_pos - prev);
+      prev = c->meta_pos;
+      fnt_buf_append(f->buf, o->data + c->out_off, c->out_len);
+      if( f->buf->failed ) break;
+      putDescriptor(&meta, f->buf, start, c->raw_len, c->codec);
+    }
+    fnt_buf_append(&meta, f->meta->data + prev, f->meta->len - prev);
+    if( meta.failed ) f->buf->failed = 1;
+    fnt_buf_free(f->meta);
+    *f->meta = meta;
+    memset(&meta, 0, sizeof(meta));
+  }
+  fnt_buf_free(&meta);
+  fnt_buf_free(&half[0].out);
+  fnt_buf_free(&half[1].out);
+  f->nh = 0;
+  f->held.len = 0;
+}
+
+/* Holds raw as the next chunk of column `slot`, its descriptor due at the
+** end of `meta`; flushes a full batch. */
+static void holdChunk(seg_file *f, fnt_buf *meta, const fnt_buf *raw, int slot){
+  seg_held *c;
+  if( f->nh==f->caph ){
+    size_t cap = f->caph ? f->caph*2 : 256;
+    seg_held *a = fnt_realloc(f->h, cap*sizeof(*a));
+    if( a==0 ){ f->buf->failed = 1; return; }
+    f->h = a;
+    f->caph = cap;
+  }
+  c = &f->h[f->nh++];
+  c->slot = slot;
+  c->raw_off = f->held.len;
+  c->raw_len = raw->len;
+  c->meta_pos = meta->len;
+  f->meta = meta;
+  fnt_buf_append(&f->held, raw->data, raw->len);
+  if( f->held.len>=SEG_BATCH ) flushHeld(f);
+}
+
 /* Writes raw as a column chunk to `f`, and its descriptor to `meta`;
 ** `slot` is the column's place in its row group (-1: always try zstd). */
 static void emitChunk(seg_file *f, fnt_buf *meta, const fnt_buf *raw, int slot){
   fnt_buf *file = f->buf;
   size_t start = file->len;
-  int codec, s = slot>=0 && slot<SEG_SLOTS ? slot : -1;
+  int codec;
   if( raw->failed ){ file->failed = 1; return; }
-  if( s>=0 && f->skip[s] ){
-    f->skip[s]--;
-    codec = fnt_block_compress(f->z, raw->data, raw->len, file, -1);
-  }else{
-    codec = fnt_block_compress(f->z, raw->data, raw->len, file, FNT_ZSTD_LEVEL);
-    if( s>=0 && raw->len>=FNT_ZSTD_MIN ){
-      if( codec==FNT_CODEC_RAW ){
-        if( f->misses[s]<SEG_SKIP_MAX ) f->misses[s]++;
-        f->skip[s] = (uint8_t)(f->misses[s]*2 < SEG_SKIP_MAX ? f->misses[s]*2 : SEG_SKIP_MAX);
-      }else{
-        f->misses[s] = 0;
-      }
-    }
+  if( f->threads && slot>=0 && slot<SEG_SLOTS ){
+    holdChunk(f, meta, raw, slot);
+    return;
   }
+  flushHeld(f);              /* chunks stay in their order in the file */
+  codec = compressSlot(f->misses, f->skip, f->z, raw->data, raw->len, file, slot);
   if( codec<0 ){ file->failed = 1; return; }
-  fnt_put_varint(meta, start);
-  fnt_put_varint(meta, file->len - start);
-  fnt_put_varint(meta, raw->len);
-  fnt_put_u8(meta, (uint8_t)codec);
-  fnt_put_u64le(meta, fnt_hash(file->data + start, file->len - start));
+  putDescriptor(meta, file, start, raw->len, codec);
 }
 
 /* The footer (compressed when smaller), then the trailer: stored length,
 ** raw length, checksum of the stored bytes, magic.  Frees f's context. */
 static int finishFile(seg_file *f, const fnt_buf *footer){
   fnt_buf *file = f->buf;
-  size_t start = file->len, stored;
+  size_t start, stored;
   uint64_t sum;
-  int codec = footer->failed ? -1 : fnt_block_compress(f->z, footer->data, footer->len, file, 3);
-  ZSTD_freeCCtx(f->z);
-  f->z = 0;
+  int codec;
+  flushHeld(f);              /* none: the writer flushed before its footer */
+  start = file->len;
+  codec = footer->failed ? -1 : fnt_block_compress(f->z, footer->data, footer->len, file, 3);
+  segFileClear(f);
   if( codec<0 ) return FNT_E_NOMEM;
   stored = file->len - start;
   sum = fnt_hash(file->data + start, stored);
@@ -330,7 +473,7 @@ int fnt_segment_write_events(const char *repo, const char *commit,
   }
   rc = finishFile(&sf, &footer);
 done:
-  ZSTD_freeCCtx(sf.z);
+  segFileClear(&sf);
   fnt_buf_free(&footer);
   fnt_buf_free(&raw);
   fnt_free(cols);
@@ -489,7 +632,7 @@ static int writeCallsGroups(const fnt_callrec *v, const uint32_t *ord, size_t n,
 int fnt_segment_write_calls(const char *repo, const char *commit,
                             const char *run_id, const fnt_fntab *tab,
                             fnt_callvec *closed, fnt_callvec *open,
-                            fnt_stacktab *stackTab,
+                            fnt_stacktab *stackTab, int two_threads,
                             fnt_buf *out, fnt_calls_bounds *bounds){
   fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
   fnt_buf stacks = {0}, stacksDesc = {0}, funcs = {0}, funcsDesc = {0};
@@ -502,6 +645,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   seg_file sf = segFile(out);
   int rc = FNT_E_NOMEM;
 
+  sf.threads = two_threads;
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
   bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
 
@@ -525,6 +669,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   nclosed = nrg;
   writeCallsGroups(open->a, ordOpen, open->n, &fns, threads, nthreads, cols, &raw,
                    &sf, &groups, &extra, &nrg);
+  flushHeld(&sf);            /* groups is complete from here on */
 
   /* Per function aggregates and the file's bounds, in the replay's order. */
   agg = fnt_calloc((size_t)fns.n+1, sizeof(fnt_calls_agg));
@@ -608,7 +753,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   if( groups.failed || extra.failed || stacksDesc.failed || funcsDesc.failed ) goto done;
   rc = finishFile(&sf, &footer);
 done:
-  ZSTD_freeCCtx(sf.z);
+  segFileClear(&sf);
   fnt_buf_free(&footer);
   fnt_buf_free(&groups);
   fnt_buf_free(&extra);
