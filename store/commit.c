@@ -545,52 +545,142 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
   return FNT_OK;
 }
 
-/* The chunk's events segment, encoded on a worker thread (worker.c)
-** while the commit derives the calls: it reads the chunk and writes
-** its own pending file, nothing the commit touches before q->ready. */
-typedef struct events_job {
+/* The chunk's own files, its events segment and its run row, made on a
+** worker thread (worker.c) while the commit derives the calls: the job
+** reads the chunk and writes its own pending files and buffers, nothing
+** the commit touches before q->ready.  Errors wait in `err` for the
+** caller's thread (the handle's message is not the worker's to set). */
+typedef struct chunk_job {
   const fnt_chunk *c;
-  const fnt_function *fns;
-  size_t n_fns, n;
-  const fnt_event *ev;
-  const uint32_t *remap;
-  const uint64_t *threads;
-  uint32_t nthreads;
-  fnt_pending *f;
+  const fnt_event *ev;          /* in seq_no order */
+  size_t n;
+  fnt_pending *events, *runRow; /* events: NULL for a chunk without events */
+  fnt_function *fns;
+  uint32_t *remap;
+  uint64_t *threadDict;
+  char err[160];
   fnt_worker w;
-} events_job;
+} chunk_job;
 
-static int encodeEvents(void *arg){
-  events_job *j = arg;
+static int jobErr(chunk_job *j, int rc, const char *msg){
+  snprintf(j->err, sizeof(j->err), "%s", msg);
+  return rc;
+}
+
+static int makeChunkFiles(void *arg){
+  chunk_job *j = arg;
   const fnt_chunk *c = j->c;
-  fnt_pending *f = j->f;
-  fnt_seg_bounds b;
-  int rc = fnt_segment_write_events(c->repo, nullIfEmpty(c->commit), c->run_id,
-                                    j->fns, j->n_fns, j->ev, j->n, j->remap,
-                                    j->threads, j->nthreads, &f->bytes, &b);
-  if( rc ) return rc;
-  f->part_dir = fnt_partition_folder(FNT_TABLE_EVENTS, c->run_id);
-  f->entry.table = FNT_TABLE_EVENTS;
-  f->entry.rows = c->n_events;
+  const fnt_event *ev = j->ev;
+  size_t nFns = 0, i, n = j->n;
+  uint32_t *remap, nthreads = 0;
+  fnt_function *fns;
+  fnt_value row[FNT_RUN_NCOL];
+  int64_t mappedEvents = 0, mappedFns = 0, localFns = 0, mappedLocalFns = 0;
+  int64_t firstNs = 0, lastNs = 0;
+  int rc;
+  fnt_pending *f;
+
+  /* One pass: the functions the events use (renumbered densely, in order
+  ** of first use: remap[chunk index] = segment index + 1) and the run
+  ** row's counts (SPEC §4). */
+  remap = j->remap = fnt_calloc(c->n_functions ? c->n_functions : 1, sizeof(uint32_t));
+  fns = j->fns = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(fnt_function));
+  if( remap==0 || fns==0 ) return jobErr(j, FNT_E_NOMEM, "out of memory");
+  for(i=0; i<n; i++){
+    uint32_t fi = ev[i].function;
+    int64_t t = (int64_t)ev[i].t_ns;
+    if( remap[fi]==0 ){
+      fns[nFns] = c->functions[fi];
+      remap[fi] = (uint32_t)++nFns;
+    }
+    mappedEvents += nonEmpty(c->functions[fi].stable_id);
+    if( i==0 || t<firstNs ) firstNs = t;
+    if( i==0 || t>lastNs ) lastNs = t;
+  }
+  for(i=0; i<c->n_functions; i++) if( remap[i] ) remap[i]--;
+  for(i=0; i<nFns; i++){
+    int mapped = nonEmpty(fns[i].stable_id);
+    mappedFns += mapped;
+    localFns += fns[i].local!=0;
+    mappedLocalFns += mapped && fns[i].local;
+  }
+  if( fnt_distinct_threads(ev, n, &j->threadDict, &nthreads) ){
+    return jobErr(j, FNT_E_NOMEM, "out of memory");
+  }
+  if( c->threads>=0 && c->threads<(int64_t)nthreads ){
+    snprintf(j->err, sizeof(j->err), "threads: %lld is below the %u distinct threads of this chunk",
+             (long long)c->threads, nthreads);
+    return FNT_E_INVALID;
+  }
+
+  if( (f = j->events)!=0 ){
+    fnt_seg_bounds b;
+    rc = fnt_segment_write_events(c->repo, nullIfEmpty(c->commit), c->run_id,
+                                  fns, nFns, ev, n, remap, j->threadDict,
+                                  nthreads, &f->bytes, &b);
+    if( rc ) return jobErr(j, rc, "out of memory encoding the events segment");
+    f->part_dir = fnt_partition_folder(FNT_TABLE_EVENTS, c->run_id);
+    f->entry.table = FNT_TABLE_EVENTS;
+    f->entry.rows = c->n_events;
+    f->entry.run_id = (char*)c->run_id;
+    f->entry.repo = (char*)c->repo;
+    f->entry.chunk = c->chunk;
+    f->entry.seq_min = b.seq_min; f->entry.seq_max = b.seq_max;
+    f->entry.t_min = b.t_min;     f->entry.t_max = b.t_max;
+    if( f->part_dir==0 ) return jobErr(j, FNT_E_NOMEM, "out of memory");
+  }
+
+  f = j->runRow;
+  memset(row, 0, sizeof(row));
+  row[FNT_RUN_RUN_ID].s = c->run_id;
+  row[FNT_RUN_TS_MICROS].i = c->ts_micros>=0 ? c->ts_micros : fnt_now_micros();
+  row[FNT_RUN_REPO].s = c->repo;
+  row[FNT_RUN_COMMIT].s = nullIfEmpty(c->commit);
+  row[FNT_RUN_TARGET].s = c->target;
+  row[FNT_RUN_SOURCE].s = c->source;
+  row[FNT_RUN_CHUNK].i = c->chunk;
+  row[FNT_RUN_CHUNKS].i = c->chunks;
+  row[FNT_RUN_EVENTS].i = (int64_t)c->n_events;
+  row[FNT_RUN_MAPPED_EVENTS].i = mappedEvents;
+  row[FNT_RUN_FUNCTIONS].i = (int64_t)nFns;
+  row[FNT_RUN_MAPPED_FUNCTIONS].i = mappedFns;
+  row[FNT_RUN_LOCAL_FUNCTIONS].i = localFns;
+  row[FNT_RUN_MAPPED_LOCAL_FUNCTIONS].i = mappedLocalFns;
+  row[FNT_RUN_THREADS].i = c->threads>=0 ? c->threads : (int64_t)nthreads;
+  row[FNT_RUN_FIRST_NS].i = firstNs;
+  row[FNT_RUN_LAST_NS].i = lastNs;
+  row[FNT_RUN_TOTAL_EVENTS].i = c->total_events;
+  row[FNT_RUN_DURATION_NS].i = c->duration_ns;
+  row[FNT_RUN_TRUNCATED].i = c->truncated;
+  row[FNT_RUN_BINARIES].s = c->binaries_json ? c->binaries_json : "[]";
+  rc = fnt_segment_write_rows(FNT_TABLE_RUNS, row, 1, &f->bytes);
+  if( rc ) return jobErr(j, rc, "out of memory encoding the run row");
+  f->part_dir = fnt_partition_folder(FNT_TABLE_RUNS, c->repo);
+  f->entry.table = FNT_TABLE_RUNS;
+  f->entry.rows = 1;
   f->entry.run_id = (char*)c->run_id;
   f->entry.repo = (char*)c->repo;
   f->entry.chunk = c->chunk;
-  f->entry.seq_min = b.seq_min; f->entry.seq_max = b.seq_max;
-  f->entry.t_min = b.t_min;     f->entry.t_max = b.t_max;
-  return f->part_dir ? FNT_OK : FNT_E_NOMEM;
+  if( f->part_dir==0 ) return jobErr(j, FNT_E_NOMEM, "out of memory");
+  return FNT_OK;
+}
+
+/* The job's outcome, on the caller's thread: FNT_OK or its error. */
+static int jobDone(fnt_store *st, chunk_job *j){
+  int rc = fnt_worker_join(&j->w);
+  return rc ? fnt_err(st, rc, "%s", j->err[0] ? j->err : "out of memory") : FNT_OK;
 }
 
 /* A chunk commit's q->ctx: what the derivation and q->ready need. */
 typedef struct chunk_ctx {
   fnt_derive_in din;
-  events_job *events;
+  chunk_job *job;
 } chunk_ctx;
 
-/* The commit's q->ready: the events segment is encoded. */
-static int eventsReady(fnt_store *st, fnt_commit *q){
+/* The commit's q->ready: the chunk's own files are made. */
+static int chunkFilesReady(fnt_store *st, fnt_commit *q){
   chunk_ctx *x = q->ctx;
-  int rc = fnt_worker_join(&x->events->w);
-  return rc ? fnt_err(st, rc, "out of memory encoding the events segment") : FNT_OK;
+  return jobDone(st, x->job);
 }
 
 /* The commit's derivation: the calls the chunk changes (derive.c). */
@@ -607,16 +697,10 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   fnt_commit q;
   fnt_pending files[3];
   chunk_ctx cx;
-  events_job job;
+  chunk_job job;
   const fnt_event *ev = 0;
   fnt_event *sortedCopy = 0;
-  fnt_function *fns = 0;
-  uint32_t *remap = 0, nthreads = 0;
-  uint64_t *threadDict = 0;
-  size_t nFns = 0, i, n;
-  fnt_value row[FNT_RUN_NCOL];
-  int64_t mappedEvents = 0, mappedFns = 0, localFns = 0, mappedLocalFns = 0;
-  int64_t firstNs = 0, lastNs = 0;
+  size_t i, n;
   int rc;
 
   if( st==0 || c==0 ) return FNT_E_MISUSE;
@@ -631,40 +715,6 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   rc = sortEvents(st, c, &ev, &sortedCopy);
   if( rc ) goto done;
 
-  /* One pass: the functions the events use (renumbered densely, in order
-  ** of first use: remap[chunk index] = segment index + 1) and the run
-  ** row's counts (SPEC §4). */
-  remap = fnt_calloc(c->n_functions ? c->n_functions : 1, sizeof(uint32_t));
-  fns = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(fnt_function));
-  if( remap==0 || fns==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-  for(i=0; i<n; i++){
-    uint32_t f = ev[i].function;
-    int64_t t = (int64_t)ev[i].t_ns;
-    if( remap[f]==0 ){
-      fns[nFns] = c->functions[f];
-      remap[f] = (uint32_t)++nFns;
-    }
-    mappedEvents += nonEmpty(c->functions[f].stable_id);
-    if( i==0 || t<firstNs ) firstNs = t;
-    if( i==0 || t>lastNs ) lastNs = t;
-  }
-  for(i=0; i<c->n_functions; i++) if( remap[i] ) remap[i]--;
-  for(i=0; i<nFns; i++){
-    int mapped = nonEmpty(fns[i].stable_id);
-    mappedFns += mapped;
-    localFns += fns[i].local!=0;
-    mappedLocalFns += mapped && fns[i].local;
-  }
-  if( fnt_distinct_threads(ev, n, &threadDict, &nthreads) ){
-    rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
-    goto done;
-  }
-  if( c->threads>=0 && c->threads<(int64_t)nthreads ){
-    rc = fnt_err(st, FNT_E_INVALID, "threads: %lld is below the %u distinct threads of this chunk",
-                 (long long)c->threads, nthreads);
-    goto done;
-  }
-
   q.operation = "file-chunk";
   q.run_id = c->run_id;
   q.repo = c->repo;
@@ -672,50 +722,14 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   snprintf(q.summary, sizeof(q.summary), "run_id=%.300s chunk=%lld events=%zu",
            c->run_id, (long long)c->chunk, c->n_events);
 
-  if( n>0 ){
-    /* Encoded on the worker while the commit derives the calls. */
-    job.c = c;
-    job.fns = fns; job.n_fns = nFns;
-    job.ev = ev; job.n = n;
-    job.remap = remap;
-    job.threads = threadDict; job.nthreads = nthreads;
-    job.f = &q.files[q.n_files++];
-    fnt_worker_start(&job.w, st->threads, encodeEvents, &job);
-  }
-  {
-    fnt_pending *f = &q.files[q.n_files++];
-    memset(row, 0, sizeof(row));
-    row[FNT_RUN_RUN_ID].s = c->run_id;
-    row[FNT_RUN_TS_MICROS].i = c->ts_micros>=0 ? c->ts_micros : fnt_now_micros();
-    row[FNT_RUN_REPO].s = c->repo;
-    row[FNT_RUN_COMMIT].s = nullIfEmpty(c->commit);
-    row[FNT_RUN_TARGET].s = c->target;
-    row[FNT_RUN_SOURCE].s = c->source;
-    row[FNT_RUN_CHUNK].i = c->chunk;
-    row[FNT_RUN_CHUNKS].i = c->chunks;
-    row[FNT_RUN_EVENTS].i = (int64_t)c->n_events;
-    row[FNT_RUN_MAPPED_EVENTS].i = mappedEvents;
-    row[FNT_RUN_FUNCTIONS].i = (int64_t)nFns;
-    row[FNT_RUN_MAPPED_FUNCTIONS].i = mappedFns;
-    row[FNT_RUN_LOCAL_FUNCTIONS].i = localFns;
-    row[FNT_RUN_MAPPED_LOCAL_FUNCTIONS].i = mappedLocalFns;
-    row[FNT_RUN_THREADS].i = c->threads>=0 ? c->threads : (int64_t)nthreads;
-    row[FNT_RUN_FIRST_NS].i = firstNs;
-    row[FNT_RUN_LAST_NS].i = lastNs;
-    row[FNT_RUN_TOTAL_EVENTS].i = c->total_events;
-    row[FNT_RUN_DURATION_NS].i = c->duration_ns;
-    row[FNT_RUN_TRUNCATED].i = c->truncated;
-    row[FNT_RUN_BINARIES].s = c->binaries_json ? c->binaries_json : "[]";
-    rc = fnt_segment_write_rows(FNT_TABLE_RUNS, row, 1, &f->bytes);
-    if( rc ){ rc = fnt_err(st, rc, "out of memory encoding the run row"); goto done; }
-    f->part_dir = fnt_partition_folder(FNT_TABLE_RUNS, c->repo);
-    f->entry.table = FNT_TABLE_RUNS;
-    f->entry.rows = 1;
-    f->entry.run_id = (char*)c->run_id;
-    f->entry.repo = (char*)c->repo;
-    f->entry.chunk = c->chunk;
-    if( f->part_dir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
-  }
+  /* The events segment and the run row: on the worker while the commit
+  ** derives the calls, or here and now for a chunk without events. */
+  job.c = c;
+  job.ev = ev;
+  job.n = n;
+  job.events = n>0 ? &q.files[q.n_files++] : 0;
+  job.runRow = &q.files[q.n_files++];
+  fnt_worker_start(&job.w, st->threads && n>0, makeChunkFiles, &job);
   if( n>0 ){
     /* The calls: derived against the snapshot the commit builds on. */
     cx.din.repo = c->repo;
@@ -725,23 +739,28 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
     cx.din.ev = ev;
     cx.din.n = n;
     cx.din.fns = c->functions;
-    cx.events = &job;
+    cx.job = &job;
     q.derive = deriveChunkCalls;
     q.fingerprint = chunkFingerprint;
-    q.ready = eventsReady;
+    q.ready = chunkFilesReady;
     q.ctx = &cx;
+  }else{
+    rc = jobDone(st, &job);
+    if( rc ) goto done;
   }
   rc = fnt_commit_run(st, &q);
   if( rc==1 ) compactWhenDue(st, &q);
+  /* Already filed: a chunk the job finds invalid is still an error. */
+  if( rc==0 && q.ready ) rc = jobDone(st, &job);
 done:
   fnt_worker_join(&job.w);    /* a commit that stopped before q->ready */
   for(i=0; i<q.n_removed; i++) fnt_free(q.removed[i]);
   fnt_free(q.removed);
   fnt_commit_clear(&q);
   fnt_free(sortedCopy);
-  fnt_free(fns);
-  fnt_free(remap);
-  fnt_free(threadDict);
+  fnt_free(job.fns);
+  fnt_free(job.remap);
+  fnt_free(job.threadDict);
   return rc;
 }
 

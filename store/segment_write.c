@@ -59,11 +59,11 @@ static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw
 #define SEG_SKIP_MAX 32
 
 /* With two threads (a calls file), column chunks are held raw and
-** compressed in batches of about SEG_BATCH bytes: the even slots on a
+** compressed in batches of about SEG_BATCH bytes (1 MiB: little memory): the even slots on a
 ** worker, the odd ones here, each slot's chunks in their order, so that
 ** the skip rule above decides as it would on one thread; then they are
 ** laid out in their order.  Same bytes as compressing each as it comes. */
-#define SEG_BATCH (4u<<20)
+#define SEG_BATCH (1u<<20)
 typedef struct seg_held {
   int slot;
   size_t raw_off, raw_len;   /* in seg_file.held */

@@ -89,7 +89,7 @@ static void fileChunks(const char *dir, int flags, const int64_t *order, int n){
     CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
     t_chunk_free(&t);
   }
-  /* A second run, its chunks in order, each with more than the 4 MiB of
+  /* A second run, its chunks in order, each with more than the 1 MiB of
   ** raw calls columns that segment_write.c compresses in one batch. */
   t_file_run(st, "acme/widget", "r2", 2, 500000, 3, 40);
   fnt_close(st);
