@@ -91,7 +91,7 @@ static void fileChunks(const char *dir, int flags, const int64_t *order, int n){
   }
   /* A second run, its chunks in order, each with more than the 1 MiB of
   ** raw calls columns that segment_write.c compresses in one batch. */
-  t_file_run(st, "acme/widget", "r2", 2, 500000, 3, 40);
+  t_file_run(st, "acme/widget", "r2", 2, 200000, 3, 40);
   fnt_close(st);
 }
 
