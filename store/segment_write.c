@@ -59,10 +59,11 @@ static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw
 #define SEG_SKIP_MAX 32
 
 /* With two threads (a calls file), column chunks are held raw and
-** compressed in batches of about SEG_BATCH bytes (1 MiB: little memory): the even slots on a
-** worker, the odd ones here, each slot's chunks in their order, so that
-** the skip rule above decides as it would on one thread; then they are
-** laid out in their order.  Same bytes as compressing each as it comes. */
+** compressed in batches of about SEG_BATCH bytes (little memory held):
+** the even slots on a worker, the odd ones here, each slot's chunks in
+** their order, so that the skip rule above decides as it would on one
+** thread; then they are laid out in their order.  Same bytes as
+** compressing each as it comes. */
 #define SEG_BATCH (1u<<20)
 typedef struct seg_held {
   int slot;
@@ -77,6 +78,7 @@ typedef struct seg_file {
   fnt_buf *buf;
   ZSTD_CCtx *z;         /* NULL: one context per chunk (out of memory) */
   uint8_t misses[SEG_SLOTS], skip[SEG_SLOTS];
+  ZSTD_CCtx *z2;        /* the worker's, made at the first batch */
   int threads;          /* hold chunks for two threads (calls files) */
   fnt_buf held;         /* raw bytes of the held chunks */
   seg_held *h;
@@ -95,7 +97,8 @@ static seg_file segFile(fnt_buf *out){
 /* Frees the file's context and held chunks (not its bytes). */
 static void segFileClear(seg_file *f){
   ZSTD_freeCCtx(f->z);
-  f->z = 0;
+  ZSTD_freeCCtx(f->z2);
+  f->z = f->z2 = 0;
   fnt_buf_free(&f->held);
   fnt_free(f->h);
   f->h = 0;
@@ -174,12 +177,12 @@ static void flushHeld(seg_file *f){
   memset(half, 0, sizeof(half));
   half[0].f = half[1].f = f;
   half[0].parity = 0; half[1].parity = 1;
-  half[0].z = ZSTD_createCCtx();
+  if( f->z2==0 ) f->z2 = ZSTD_createCCtx();
+  half[0].z = f->z2;
   half[1].z = f->z;
   fnt_worker_start(&w, 1, compressHalf, &half[0]);
   rc1 = compressHalf(&half[1]);
   rc0 = fnt_worker_join(&w);
-  ZSTD_freeCCtx(half[0].z);
   if( rc0 || rc1 ){
     f->buf->failed = 1;
   }else{
