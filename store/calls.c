@@ -46,16 +46,19 @@ static int cmpEntrySeqMax(const void *a, const void *b){
 
 int fnt_run_calls_find(const fnt_snapshot *s, const char *run_id,
                        fnt_run_calls *out){
-  size_t i, j, cap = 0;
+  size_t i, cap = 0;
   int64_t maxEvents = -1, maxCalls = -1;
   int anyEvents = 0;
   uint64_t ordinal = 0;
   ranked *r = 0;
   memset(out, 0, sizeof(*out));
-  for(i=0; i<s->n_manifests; i++){
+  for(i=0; i<s->n_manifests; ordinal += s->manifests[i++]->n){
     const fnt_manifest *m = s->manifests[i];
-    for(j=0; j<m->n; j++, ordinal++){
-      const fnt_entry *e = &m->entries[j];
+    fnt_entry_iter it;
+    const fnt_entry *e;
+    /* The run's entries only (the manifest's index), in entry order. */
+    fnt_entry_iter_init(&it, m, FNT_BY_RUN, run_id);
+    while( (e = fnt_entry_iter_next(&it))!=0 ){
       if( e->table==FNT_TABLE_EVENTS && fnt_entry_has_run(e, run_id) ){
         anyEvents = 1;
         if( e->seq_max>maxEvents ) maxEvents = e->seq_max;
@@ -68,7 +71,7 @@ int fnt_run_calls_find(const fnt_snapshot *s, const char *run_id,
           cap = nNew;
         }
         r[out->nfiles].e = e;
-        r[out->nfiles++].ordinal = ordinal;
+        r[out->nfiles++].ordinal = ordinal + (uint64_t)(e - m->entries);
         if( e->seq_max>maxCalls ) maxCalls = e->seq_max;
       }
     }

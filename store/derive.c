@@ -148,11 +148,14 @@ done:
 uint64_t fnt_derive_fingerprint(const fnt_snapshot *s, const char *run_id){
   uint64_t h = 0, rows = 0, n = 0;
   int64_t seqMax = -1;
-  size_t i, j;
+  size_t i;
   for(i=0; i<s->n_manifests; i++){
-    const fnt_manifest *m = s->manifests[i];
-    for(j=0; j<m->n; j++){
-      const fnt_entry *e = &m->entries[j];
+    fnt_entry_iter it;
+    const fnt_entry *e;
+    /* The run's entries only (the manifest's index): a commit's cost must
+    ** not grow with the other runs of the warehouse. */
+    fnt_entry_iter_init(&it, s->manifests[i], FNT_BY_RUN, run_id);
+    while( (e = fnt_entry_iter_next(&it))!=0 ){
       if( e->table==FNT_TABLE_CALLS && strcmp(e->run_id, run_id)==0 ){
         h ^= fnt_hash(e->path, strlen(e->path));
         n++;
