@@ -218,7 +218,7 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
       fnt_hash128(s->tab.keys[k], strlen(s->tab.keys[k]), h);
       if( h[0]!=x->h[0] || h[1]!=x->h[1] ){
         rc = fnt_err(st, FNT_E_CORRUPT, "%s: the key hash of '%s' does not match "
-                     "it", seg ? seg->full_path : "", s->tab.keys[k]);
+                     "it", seg->full_path, s->tab.keys[k]);
         break;
       }
       sumsFirst(s, id);
