@@ -215,6 +215,13 @@ static int fntDisconnect(sqlite3_vtab *pVtab){
 **   and only SQLite knows which; the scan then leaves that column open and
 **   drops the store LIMIT.  Omitted only when sqlite3_vtab_rhs_value()
 **   shows a TEXT or NULL literal; otherwise SQLite re-checks the rows.
+**   Except run_id (FNT_IDX_RUN_TEXT): when no run_id of the newest
+**   snapshot looks like a number (fnt_run_id_looks_numeric), no number
+**   equals any of them under either affinity, so "run_id = ?" is omitted
+**   and a number matches nothing.  Should the statement's snapshot hold
+**   a numeric-looking run_id by the time a number arrives (filed after
+**   the statement was prepared), xFilter fails asking for a new prepare
+**   rather than answer what it cannot know.
 **   (One inexact corner remains: ORDER BY seq_no consumed for a run_id
 **   compared with a numeric expression that two run_ids equal, '7' and
 **   '07', yields each run in order but the two runs one after the other.)
@@ -227,6 +234,7 @@ static int fntDisconnect(sqlite3_vtab *pVtab){
 #define FNT_IDX_OFFSET       0x40000
 #define FNT_IDX_OMIT_OFFSET  0x80000
 #define FNT_IDX_SNAPSHOT     0x100000
+#define FNT_IDX_RUN_TEXT     0x200000
 
 static int fntIsIntField(int f){
   return f!=FNT_F_RUN_ID && f!=FNT_F_REPO && f!=FNT_F_KIND
@@ -242,6 +250,22 @@ static const char *fntOpName(int op){
     case SQLITE_INDEX_CONSTRAINT_GE: return ">=";
     default: return 0;
   }
+}
+
+/* 1 when the newest snapshot's run ids are all text that no number equals
+** (FNT_IDX_RUN_TEXT); 0 when some look numeric or the store cannot say. */
+static int fntRunIdsTextOnly(FntConn *pConn){
+  fnt_store *pStore = 0;
+  fnt_snapshot *pSnap = 0;
+  char *zErr = 0;
+  int bText = 0;
+  if( fntConnStore(pConn, 0, &pStore, &zErr)==SQLITE_OK
+   && fnt_snapshot_current(pStore, &pSnap)==FNT_OK ){
+    bText = !fnt_snapshot_numeric_run_ids(pSnap);
+    fnt_snapshot_release(pSnap);
+  }
+  sqlite3_free(zErr);
+  return bText;
 }
 
 /* Chooses the plan: idxNum, idxStr and argv as the plan comment above says;
@@ -313,6 +337,9 @@ static int fntBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *pInfo){
       if( !bIn && sqlite3_vtab_rhs_value(pInfo, i, &pRhs)==SQLITE_OK ){
         int t = sqlite3_value_type(pRhs);
         bOmit = (t==SQLITE_TEXT || t==SQLITE_NULL);
+      }else if( f==FNT_F_RUN_ID && fntRunIdsTextOnly(pTab->pT->pConn) ){
+        bOmit = 1;
+        idxNum |= FNT_IDX_RUN_TEXT;
       }
     }
     /* An IN list on an INTEGER column is left to SQLite's one-value-at-a-
@@ -420,6 +447,7 @@ typedef struct FntTextSet {
 typedef struct FntFold {
   int bEmpty;                    /* no row can match */
   int bOpen;                     /* a constraint was left to SQLite alone */
+  int bRunNumber;                /* FNT_IDX_RUN_TEXT and a number given */
   FntTextSet aText[FNT_NFIELD];  /* used for run_id, repo, kind, stable_id */
   sqlite3_int64 aLo[FNT_NFIELD], aHi[FNT_NFIELD];  /* INTEGER fields */
   sqlite3_int64 nLimit;          /* < 0: none */
@@ -636,10 +664,10 @@ static int fntParseToken(const char *z, int n, int *pF, int *pOp, int *pbIn){
   return 1;
 }
 
-/* Folds argv into p, walking idxStr (plan comment).  *pColumns gets the
-** cols= mask.  SQLITE_OK, SQLITE_NOMEM, or SQLITE_ERROR for a plan this
-** code did not write. */
-static int fntFoldArgs(FntFold *p, const char *zPlan, int argc,
+/* Folds argv into p, walking idxStr (plan comment) with idxNum's flags.
+** *pColumns gets the cols= mask.  SQLITE_OK, SQLITE_NOMEM, or SQLITE_ERROR
+** for a plan this code did not write. */
+static int fntFoldArgs(FntFold *p, int idxNum, const char *zPlan, int argc,
                        sqlite3_value **argv, sqlite3_uint64 *pColumns){
   int iArg = 0;
   const char *z = zPlan ? zPlan : "";
@@ -692,7 +720,11 @@ static int fntFoldArgs(FntFold *p, const char *zPlan, int argc,
           fntTextSetClear(&s);
           return rc;
         }
-        if( bOpen ){
+        if( bOpen && f==FNT_F_RUN_ID && (idxNum & FNT_IDX_RUN_TEXT) ){
+          /* Omitted: the number matches no run (see "Exactness"). */
+          p->bRunNumber = 1;
+          fntTextSetMerge(&p->aText[f], &s);
+        }else if( bOpen ){
           /* Not pushed: SQLite re-checks it (omit=0), so no store LIMIT. */
           fntTextSetClear(&s);
           p->bOpen = 1;
@@ -860,7 +892,7 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
 
   fntCursorReset(pCur);
   fntFoldInit(&fold);
-  rc = fntFoldArgs(&fold, idxStr, argc, argv, &mCols);
+  rc = fntFoldArgs(&fold, idxNum, idxStr, argc, argv, &mCols);
   if( rc!=SQLITE_OK ){
     if( rc==SQLITE_ERROR ){
       zErr = sqlite3_mprintf("%s: internal error: bad plan \"%s\" for %d "
@@ -877,6 +909,13 @@ static int fntFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   rc = fntCurSnapOpen(pConn, &pCur->cs, (idxNum & FNT_IDX_SNAPSHOT)!=0,
                       fold.iSnapLo, fold.iPlan, &zErr);
   if( rc!=SQLITE_OK ) goto filter_out;
+  if( fold.bRunNumber && fnt_snapshot_numeric_run_ids(pCur->cs.pSnap) ){
+    zErr = sqlite3_mprintf("%s: run_id compared with a number, and a run_id "
+        "that reads as a number was filed after the statement was prepared: "
+        "prepare it again", fnt_table_name(pTab->eTab));
+    rc = SQLITE_ERROR;
+    goto filter_out;
+  }
 
   fnt_predicate_init(&pred);
   for(f=0; f<FNT_NFIELD; f++){

@@ -293,6 +293,15 @@ void fnt_snapshot_describe(const fnt_snapshot *snap, fnt_snapshot_info *info);
 ** manifests give their sizes). */
 uint64_t fnt_snapshot_bytes(const fnt_snapshot *snap);
 
+/* 1 when a run_id could read as a number: after optional white space it
+** begins with a digit, a sign or a '.' (a superset of what SQL's numeric
+** affinity converts).  A layer that compares run ids with numbers uses it
+** to know when a comparison of text alone is exact. */
+int fnt_run_id_looks_numeric(const char *run_id);
+
+/* 1 when any run_id the pinned snapshot lists looks numeric (above). */
+int fnt_snapshot_numeric_run_ids(const fnt_snapshot *snap);
+
 /* Calls `cb` for every retained snapshot, newest first, until it returns
 ** non-zero.  The info's strings are valid during the call only.
 ** @return FNT_OK or a negative code. */

@@ -269,6 +269,7 @@ typedef struct fnt_manifest {
   struct fnt_entry_ref *refs_by;
   size_t n_refs_by;
   size_t n_of_table[FNT_NTABLES];   /* its entries of each table */
+  int numeric_run_ids;   /* a run_id it holds looks like a number */
 } fnt_manifest;
 
 /* The index: (kind, hash of a string, entry index), sorted. */

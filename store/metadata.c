@@ -329,7 +329,9 @@ static int refMatches(const fnt_entry *e, int kind, const char *s){
       && e->n_keys==0 && strcmp(e->repo, s)==0;
 }
 
-/* Builds m's index; without memory m simply has none (readers scan). */
+/* Builds m's index; without memory m simply has none (readers scan).
+** Counts its entries per table and notes numeric-looking run ids, which
+** need neither. */
 static void indexEntries(fnt_manifest *m){
   size_t i, j, n = 0, cap = 0;
   fnt_entry_ref *r;
@@ -337,6 +339,10 @@ static void indexEntries(fnt_manifest *m){
     const fnt_entry *e = &m->entries[i];
     cap += 2 + e->n_keys;
     if( e->table<FNT_NTABLES ) m->n_of_table[e->table]++;
+    m->numeric_run_ids |= fnt_run_id_looks_numeric(e->run_id);
+    for(j=0; j<e->n_keys; j++){
+      m->numeric_run_ids |= fnt_run_id_looks_numeric(e->keys[j].run_id);
+    }
   }
   r = fnt_malloc((cap ? cap : 1)*sizeof(*r));
   if( r==0 ) return;

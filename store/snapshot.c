@@ -394,6 +394,19 @@ uint64_t fnt_snapshot_bytes(const fnt_snapshot *s){
   return n;
 }
 
+int fnt_run_id_looks_numeric(const char *z){
+  while( *z==' ' || (*z>='\t' && *z<='\r') ) z++;
+  return (*z>='0' && *z<='9') || *z=='+' || *z=='-' || *z=='.';
+}
+
+int fnt_snapshot_numeric_run_ids(const fnt_snapshot *s){
+  size_t i;
+  for(i=0; s && i<s->n_manifests; i++){
+    if( s->manifests[i]->numeric_run_ids ) return 1;
+  }
+  return 0;
+}
+
 /* Reads and checks the snapshot file of `id` (not its manifests). */
 int fnt_catalog_read(fnt_store *st, uint64_t id, fnt_catalog *cat){
   char name[64], *path;

@@ -191,3 +191,48 @@ def test_statement_reads_one_snapshot():
     assert a.execute("SELECT count(*) FROM fn_trace_events").fetchone() == (18,)
     a.close()
     b.close()
+
+
+def test_run_id_parameter_not_rechecked():
+    """run_id = ? is omitted (SQLite does not re-read run_id for every row)
+    while no run_id looks like a number: no number equals such a run_id,
+    whatever the affinity.  A numeric-looking run_id filed after the plan
+    makes a number given to that plan an error, never a wrong answer."""
+    base = os.environ.get("FNT_TEST_TMP")
+    wh = tempfile.mkdtemp(prefix="runid-", dir=base)
+    conn = sqlite3.connect(":memory:")
+    conn.enable_load_extension(True)
+    conn.load_extension(EXT)
+    conn.execute("SELECT fnt_open(?)", (wh,))
+    for run_id in ("alpha", "beta"):
+        conn.execute("SELECT fnt_file_chunk(?)", (small_json(run_id, "acme/r"),))
+    sql = "SELECT t_ns FROM fn_trace_events WHERE run_id = ? ORDER BY seq_no"
+
+    def run_id_reads(q):
+        # VColumn of run_id (column 2) would be SQLite re-checking it
+        return [r for r in conn.execute("EXPLAIN " + q, ("alpha",))
+                if r[1] == "VColumn" and r[3] == 2]
+    assert run_id_reads(sql) == []
+    assert conn.execute(sql, ("alpha",)).fetchall() == [(0,), (10,), (20,)]
+    assert conn.execute(sql, (7,)).fetchall() == []
+    assert conn.execute(sql, (7.5,)).fetchall() == []
+    assert conn.execute(sql, (b"alpha",)).fetchall() == []
+    assert conn.execute(sql, (None,)).fetchall() == []
+    in_sql = "SELECT count(*) FROM fn_trace_events WHERE run_id IN (SELECT value FROM json_each(?))"
+    assert conn.execute(in_sql, ('["alpha", 3, "beta"]',)).fetchone() == (6,)
+
+    # "42" looks numeric: the cached plan above may not answer a number now
+    conn.execute("SELECT fnt_file_chunk(?)", (small_json("42", "acme/r"),))
+    assert conn.execute(sql, ("alpha",)).fetchall() == [(0,), (10,), (20,)]
+    with pytest.raises(sqlite3.OperationalError, match="prepare it again"):
+        conn.execute(sql, (42,)).fetchall()
+    # a new statement re-checks run_id, and the number finds run "42"
+    fresh = sql + " "
+    assert run_id_reads(fresh) != []
+    assert conn.execute(fresh, (42,)).fetchall() == [(0,), (10,), (20,)]
+    # a join on an INTEGER column: numeric affinity, so '42' = 42.0 too
+    conn.execute("CREATE TEMP TABLE n(x INTEGER)")
+    conn.execute("INSERT INTO n VALUES (42)")
+    assert conn.execute("SELECT count(*) FROM n JOIN fn_trace_events e "
+                        "ON e.run_id = n.x").fetchone() == (3,)
+    conn.close()
