@@ -85,6 +85,10 @@ typedef struct sys_result {
   int64_t acc_calls, acc_sum, acc_p50;   /* totals over the account's keys */
   sql_reads nomutex;           /* SQL systems: the reads on a NOMUTEX connection */
   sql_reads floor[2];          /* plain's child: the floor, serialized and NOMUTEX */
+  /* readsInTurns: fntrace's SQL, plain's and the floor's reads, serialized
+  ** and NOMUTEX; the rows each got wrong and its scan's rows */
+  sql_reads turns[2][3];
+  uint64_t turn_rows_bad[3], turn_scan_rows[3];
   double tl_p50, tl_p99;       /* fnt_timeline, 2,000 buckets, every zoom */
   uint64_t tl_rows;
   /* exports (chrome, speedscope) and flame graphs: exportsBench, flameBench */
@@ -1383,44 +1387,70 @@ static const char floorWindow[] =
   " WHERE ?1 NOT NULL AND ?2 <= ?3 AND ?4 >= 0 LIMIT ?5";
 static const char floorScan[] = "SELECT * FROM bench_floor WHERE ?1 NOT NULL";
 
-/* The windows, then the full scan, through SQL on db; lat is scratch. */
-static int readsSql(bench *b, sqlite3 *db, const char *zWindow, const char *zScan,
-                    sys_result *r, sql_reads *out, double *lat){
+/* Window w through SQL with the prepared window statement st: its
+** latency in *lat; a wrong row count is counted in r.  0, or 1 on error. */
+static int sqlWindowOnce(bench *b, sqlite3_stmt *st, int w, sys_result *r,
+                         uint64_t *sink, double *lat){
+  int64_t from, to, after, rows;
+  double t0;
+  windowBounds(b, w, &from, &to, &after);
+  t0 = now();
+  sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, from);
+  sqlite3_bind_int64(st, 3, to);
+  sqlite3_bind_int64(st, 4, after);
+  sqlite3_bind_int64(st, 5, (sqlite3_int64)b->o.window_events);
+  rows = drain(st, sink);
+  sqlite3_reset(st);
+  *lat = now() - t0;
+  if( rows<0 ) return 1;
+  if( rows!=(int64_t)b->o.window_events ) r->win_rows_bad++;
+  return 0;
+}
+
+/* The full scan through SQL (zScan on db): its time in *secs.  0 or 1. */
+static int sqlScanOnce(bench *b, sqlite3 *db, const char *zScan, sys_result *r,
+                       uint64_t *sink, double *secs){
   sqlite3_stmt *st;
-  uint64_t sink = 0;
   int64_t rows;
   double t0;
-  int w;
-  if( (st = prep(db, zWindow))==0 ) return 1;
-  for(w=0; w<b->o.windows; w++){
-    int64_t from, to, after;
-    windowBounds(b, w, &from, &to, &after);
-    t0 = now();
-    sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, from);
-    sqlite3_bind_int64(st, 3, to);
-    sqlite3_bind_int64(st, 4, after);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)b->o.window_events);
-    rows = drain(st, &sink);
-    sqlite3_reset(st);
-    lat[w] = now() - t0;
-    if( rows<0 ){ sqlite3_finalize(st); return 1; }
-    if( rows!=(int64_t)b->o.window_events ) r->win_rows_bad++;
-  }
-  sqlite3_finalize(st);
-  percentiles(lat, b->o.windows, &out->p50, &out->p99);
   if( (st = prep(db, zScan))==0 ) return 1;
   t0 = now();
   sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
-  rows = drain(st, &sink);
-  out->scan_s = now() - t0;
+  rows = drain(st, sink);
+  *secs = now() - t0;
   sqlite3_finalize(st);
   if( rows<0 ) return 1;
   /* Every read of a child scans; a wrong count must survive the reads
   ** after it (the check compares scan_rows with the run's events). */
   if( r->scan_rows==0 || r->scan_rows==b->o.sc.events ) r->scan_rows = (uint64_t)rows;
+  return 0;
+}
+
+/* The windows, then the full scan, through SQL on db; lat is scratch. */
+static int readsSql(bench *b, sqlite3 *db, const char *zWindow, const char *zScan,
+                    sys_result *r, sql_reads *out, double *lat){
+  sqlite3_stmt *st;
+  uint64_t sink = 0;
+  int w;
+  if( (st = prep(db, zWindow))==0 ) return 1;
+  for(w=0; w<b->o.windows; w++){
+    if( sqlWindowOnce(b, st, w, r, &sink, &lat[w]) ){
+      sqlite3_finalize(st);
+      return 1;
+    }
+  }
+  sqlite3_finalize(st);
+  percentiles(lat, b->o.windows, &out->p50, &out->p99);
+  if( sqlScanOnce(b, db, zScan, r, &sink, &out->scan_s) ) return 1;
   if( sink==42 ) progress("(sink)");
   return 0;
+}
+
+/* 1 when the SQL reads of fntrace and the plain table run in turns, in
+** one process (readsInTurns), rather than each in its system's child. */
+static int readsTakeTurns(const bench *b){
+  return !b->o.only_fnt && !b->o.only_sqlite;
 }
 
 /* A connection to system sys's database: serialized, or NOMUTEX. */
@@ -1442,11 +1472,14 @@ static int querySql(bench *b, int sys, sys_result *r, double *lat){
   char file[PATH_MAX + 64];
   double t0;
   int m, rc = 1;
+  int bTurns = readsTakeTurns(b) && sys!=SYS_NORM;
   if( (db = openSys(b, sys, 0))==0 ) return 1;
-  if( readsSql(b, db, sqlWindow[sys], sqlScan[sys], r, &rd, lat) ) goto done;
-  r->win_p50 = rd.p50;
-  r->win_p99 = rd.p99;
-  r->scan_s = rd.scan_s;
+  if( !bTurns ){
+    if( readsSql(b, db, sqlWindow[sys], sqlScan[sys], r, &rd, lat) ) goto done;
+    r->win_p50 = rd.p50;
+    r->win_p99 = rd.p99;
+    r->scan_s = rd.scan_s;
+  }
   if( (st = prep(db, sqlHeat[sys]))==0 ) goto done;
   t0 = now();
   sqlite3_bind_text(st, 1, b->runId, -1, SQLITE_STATIC);
@@ -1474,6 +1507,10 @@ static int querySql(bench *b, int sys, sys_result *r, double *lat){
   }
   sqlite3_finalize(st);
   st = 0;
+  if( bTurns ){
+    rc = 0;
+    goto done;
+  }
   sqlite3_close(db);
   if( (db = openSys(b, sys, SQLITE_OPEN_NOMUTEX))==0 ) return 1;
   if( readsSql(b, db, sqlWindow[sys], sqlScan[sys], r, &r->nomutex, lat) ) goto done;
@@ -1488,6 +1525,87 @@ done:
   sqlite3_finalize(st);
   sqlite3_close(db);
   return rc;
+}
+
+/* The SQL reads of fntrace, the plain table and the floor, in turns:
+** window w of each one after the other (who goes first rotates), then each
+** full scan twice, forwards then backwards, the faster kept; serialized,
+** then NOMUTEX.  One system after the other, the later would read with
+** other caches, another clock and another load on the machine; in turns
+** they share them, so the ratios compare like with like. */
+enum { TURN_FNT, TURN_PLAIN, TURN_FLOOR, NTURN };
+static int readsInTurns(bench *b, int sys, sys_result *r){
+  static const char *const zScan[NTURN] = { 0, 0, floorScan };
+  static const char *const zWin[NTURN] = { 0, 0, floorWindow };
+  sqlite3_int64 nrows = (sqlite3_int64)b->o.sc.events;   /* the floor's */
+  int nw = b->o.windows;
+  double *lat = malloc((size_t)(NTURN*nw) * sizeof(double));
+  uint64_t sink = 0;
+  int m, k, j, w, ok = lat!=0;
+  (void)sys;
+  for(m=0; ok && m<2; m++){
+    int flags = m ? SQLITE_OPEN_NOMUTEX : 0;
+    sqlite3 *db[NTURN] = { 0, 0, 0 };
+    sqlite3_stmt *st[NTURN] = { 0, 0, 0 };
+    sys_result chk[NTURN];
+    memset(chk, 0, sizeof(chk));
+    ok = (db[TURN_FNT] = openSys(b, SYS_FNT_SQL, flags))!=0
+      && (db[TURN_PLAIN] = openSys(b, SYS_PLAIN, flags))!=0
+      && (db[TURN_FLOOR] = openDbFlags(":memory:", flags))!=0
+      && sqlite3_create_module(db[TURN_FLOOR], "bench_floor", &floorModule,
+                               &nrows)==SQLITE_OK;
+    for(k=0; ok && k<NTURN; k++){
+      ok = (st[k] = prep(db[k], zWin[k] ? zWin[k] : sqlWindow[k ? SYS_PLAIN : SYS_FNT_SQL]))!=0;
+    }
+    for(w=0; ok && w<nw; w++){
+      for(j=0; ok && j<NTURN; j++){
+        k = (w + j) % NTURN;
+        ok = !sqlWindowOnce(b, st[k], w, &chk[k], &sink, &lat[k*nw + w]);
+      }
+    }
+    for(k=0; k<NTURN; k++){
+      sqlite3_finalize(st[k]);
+      if( ok ) percentiles(&lat[k*nw], nw, &r->turns[m][k].p50, &r->turns[m][k].p99);
+    }
+    for(j=0; ok && j<2*NTURN; j++){
+      double secs;
+      k = j<NTURN ? j : 2*NTURN-1-j;
+      ok = !sqlScanOnce(b, db[k], zScan[k] ? zScan[k] : sqlScan[k ? SYS_PLAIN : SYS_FNT_SQL],
+                        &chk[k], &sink, &secs);
+      if( ok && (j<NTURN || secs<r->turns[m][k].scan_s) ) r->turns[m][k].scan_s = secs;
+    }
+    for(k=0; k<NTURN; k++){
+      sqlite3_close(db[k]);
+      r->turn_rows_bad[k] += chk[k].win_rows_bad;
+      if( m==0 || r->turn_scan_rows[k]==b->o.sc.events ) r->turn_scan_rows[k] = chk[k].scan_rows;
+    }
+  }
+  if( sink==42 ) progress("(sink)");
+  free(lat);
+  return !ok;
+}
+
+/* Folds readsInTurns' figures into the systems' results. */
+static void takeTurns(bench *b, const sys_result *t){
+  sys_result *fs = &b->sys[SYS_FNT_SQL].r, *pl = &b->sys[SYS_PLAIN].r;
+  sys_result *who[NTURN] = { fs, pl, pl };
+  int k;
+  fs->win_p50 = t->turns[0][TURN_FNT].p50;
+  fs->win_p99 = t->turns[0][TURN_FNT].p99;
+  fs->scan_s = t->turns[0][TURN_FNT].scan_s;
+  fs->nomutex = t->turns[1][TURN_FNT];
+  pl->win_p50 = t->turns[0][TURN_PLAIN].p50;
+  pl->win_p99 = t->turns[0][TURN_PLAIN].p99;
+  pl->scan_s = t->turns[0][TURN_PLAIN].scan_s;
+  pl->nomutex = t->turns[1][TURN_PLAIN];
+  pl->floor[0] = t->turns[0][TURN_FLOOR];
+  pl->floor[1] = t->turns[1][TURN_FLOOR];
+  for(k=0; k<NTURN; k++){
+    who[k]->win_rows_bad += t->turn_rows_bad[k];
+    if( who[k]->scan_rows==0 || who[k]->scan_rows==b->o.sc.events ){
+      who[k]->scan_rows = t->turn_scan_rows[k];
+    }
+  }
 }
 
 static int queryRun(bench *b, int sys, sys_result *r){
@@ -2080,6 +2198,8 @@ static void printTable(bench *b){
          "takes a mutex in every sqlite3_column_* call).  floor: the same loop\n"
          "over a virtual table of constants, what SQLite and the client cost\n"
          "with no storage behind them; no table reads faster through SQL.\n"
+         "SQL windows and scans of fntrace, plain and the floor run in turns\n"
+         "in one process (window by window; each scan twice, the faster kept).\n"
          "peak RSS is the filing child's ru_maxrss minus the generator's own "
          "(%.1f MiB).\n", (double)b->gen_rss_kb/1024.0);
   printf("heat: fntrace adds stored per-file aggregates, the alternatives replay\n"
@@ -2547,8 +2667,18 @@ int cmd_bench(int argc, char **argv){
       sf->r.json_bytes = jsonBytes;
     }
     sf->ran = 1;
-    progress("%s: window p50 %.3f ms p99 %.3f ms, scan %.2f s, heat %.2f s",
-             sysName[i], sf->r.win_p50*1e3, sf->r.win_p99*1e3, sf->r.scan_s, sf->r.heat_s);
+    if( i==SYS_FNT_C || i==SYS_NORM || !readsTakeTurns(b) ){
+      progress("%s: window p50 %.3f ms p99 %.3f ms, scan %.2f s, heat %.2f s",
+               sysName[i], sf->r.win_p50*1e3, sf->r.win_p99*1e3, sf->r.scan_s,
+               sf->r.heat_s);
+    }
+  }
+  if( readsTakeTurns(b) && b->sys[SYS_FNT_SQL].ran && b->sys[SYS_PLAIN].ran ){
+    progress("SQL reads in turns: %s, %s and the floor", sysName[SYS_FNT_SQL],
+             sysName[SYS_PLAIN]);
+    memset(&tmp, 0, sizeof(tmp));
+    if( inChild(readsInTurns, b, -1, &tmp, 0) ) goto done;
+    takeTurns(b, &tmp);
   }
   if( !b->o.skip_snapshots && !b->o.only_sqlite ){
     progress("snapshots: filing %d runs x %d chunks", b->o.snap_runs, b->o.snap_chunks);
