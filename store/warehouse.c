@@ -158,7 +158,11 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
   }
   if( !exists ){
     if( (flags & FNT_OPEN_CREATE)==0 ){
-      rc = fnt_err(st, FNT_E_NOTFOUND, "%s: not a fntrace warehouse (no %s)",
+      int folder = fnt_io_exists(dir);
+      rc = folder==0
+         ? fnt_err(st, FNT_E_NOTFOUND, "%s: not a fntrace warehouse (no such "
+                   "folder)", dir)
+         : fnt_err(st, FNT_E_NOTFOUND, "%s: not a fntrace warehouse (no %s)",
                    dir, FNT_MARKER);
       goto done;
     }

@@ -535,9 +535,7 @@ int cmd_check(int argc, char **argv){
   c.dir = cli_warehouse(0);
   rc = fnt_open(c.dir, 0, &c.st);       /* never create what we check */
   if( rc!=FNT_OK ){
-    const char *m = c.st ? fnt_errmsg(c.st) : "";
-    cli_error(zCmd, "%s: %s", c.dir, m[0] ? m : fnt_strerror(rc));
-    fnt_close(c.st);
+    cli_open_failed(zCmd, c.dir, c.st, rc);
     return 1;
   }
   ids = listCatalog(&c, &nIds, &odd);

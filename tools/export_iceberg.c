@@ -822,10 +822,7 @@ int cmd_export_iceberg(int argc, char **argv){
   }
   /* An export reads: a mistyped --warehouse must not become an empty one. */
   if( (c = fnt_open(wh, 0, &x.st))!=FNT_OK ){
-    const char *m = x.st ? fnt_errmsg(x.st) : "";
-    if( m[0] ) cli_error("export-iceberg", "%s", m);
-    else cli_error("export-iceberg", "%s: %s", wh, fnt_strerror(c));
-    fnt_close(x.st);
+    cli_open_failed("export-iceberg", wh, x.st, c);
     return 1;
   }
   if( realpath(fnt_path(x.st), whAbs)==0

@@ -51,12 +51,23 @@ fnt_store *cli_open(const char *dir, int create){
   fnt_store *st = 0;
   int rc = fnt_open(dir, create ? FNT_OPEN_CREATE : 0, &st);
   if( rc!=FNT_OK ){
-    const char *msg = st ? fnt_errmsg(st) : "";
-    fprintf(stderr, "fnt: %s: %s\n", dir, msg[0] ? msg : fnt_strerror(rc));
-    fnt_close(st);
+    cli_open_failed(0, dir, st, rc);
     return 0;
   }
   return st;
+}
+
+void cli_open_failed(const char *cmd, const char *dir, fnt_store *st, int rc){
+  const char *msg = st ? fnt_errmsg(st) : "";
+  size_t n = strlen(dir);
+  fprintf(stderr, "fnt%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+  /* The store's messages mostly begin with the folder already. */
+  if( strncmp(msg, dir, n)==0 && msg[n]==':' ){
+    fprintf(stderr, "%s\n", msg);
+  }else{
+    fprintf(stderr, "%s: %s\n", dir, msg[0] ? msg : fnt_strerror(rc));
+  }
+  fnt_close(st);
 }
 
 void cli_error(const char *cmd, const char *fmt, ...){

@@ -134,6 +134,10 @@ const char *cli_warehouse(const char *opt);
 ** warehouse.  On failure prints "fnt: DIR: why" to stderr and returns NULL. */
 fnt_store *cli_open(const char *dir, int create);
 
+/* Reports fnt_open(dir)'s failure `rc` as "fnt[ cmd]: DIR: why" (cmd may be
+** NULL), naming DIR once, and closes `st` (NULL allowed). */
+void cli_open_failed(const char *cmd, const char *dir, fnt_store *st, int rc);
+
 /* The fntrace extension beside this executable (build/fnt -> build/fntrace)
 ** or installed (bin/fnt -> lib/fntrace),
 ** for sqlite3_load_extension or .load; 0, or -1 when it cannot be located. */

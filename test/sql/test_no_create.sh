@@ -2,7 +2,8 @@
 # test_no_create.sh -- only filing makes a warehouse: every other `fnt`
 # subcommand, and a read through `fnt sql`, on a mistyped warehouse fails
 # with exit 1 naming it and leaves nothing behind; fnt_open() refuses a
-# non-empty folder that is not a warehouse.
+# non-empty folder that is not a warehouse.  The message names the folder
+# once and says it does not exist.
 . "$(dirname "$0")/lib.sh" no_create
 fnt="$FNT_BUILD/fnt"
 fntsql() { env -u FNT_WAREHOUSE LD_PRELOAD="${FNT_PRELOAD:-}" "$fnt" "$@"; }  # loads fntrace.so
@@ -12,7 +13,8 @@ for cmd in "ls" "heat run" "account run" "calls run" "stack run --at 0" \
            "export-iceberg $tmp/ice" "timeline run"; do
   # shellcheck disable=SC2086
   st=0; out=$(env -u FNT_WAREHOUSE "$fnt" -w "$typo" $cmd 2>&1) || st=$?
-  case "$out" in *"$typo"*"not a fntrace warehouse"*) ok=1;; *) ok=0;; esac
+  case "$out" in *"$typo"*"$typo"*) ok=0;;
+    "fnt"*": $typo: not a fntrace warehouse (no such folder)") ok=1;; *) ok=0;; esac
   if [ "$st" -eq 1 ] && [ "$ok" -eq 1 ] && [ ! -e "$typo" ]; then
     echo "ok   fnt $cmd creates nothing"
   else
