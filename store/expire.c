@@ -33,7 +33,7 @@
 
 #define ORPHAN_GRACE INT64_C(3600)/* seconds an unlisted file is presumed in flight */
 
-/* A sorted set of relative paths. */
+/* A sorted set of relative paths: the manifests to read. */
 typedef struct path_set {
   char **v;
   size_t n, cap;
@@ -57,14 +57,42 @@ static int cmpStr(const void *a, const void *b){
   return strcmp(*(const char*const*)a, *(const char*const*)b);
 }
 
-static int setHas(const path_set *s, const char *p){
-  return bsearch(&p, s->v, s->n, sizeof(char*), cmpStr)!=0;
-}
-
 static void setFree(path_set *s){
   size_t i;
   for(i=0; i<s->n; i++) fnt_free(s->v[i]);
   fnt_free(s->v);
+}
+
+/* The files the retained snapshots list, as a sorted array of the hashes
+** of their relative paths: 8 bytes a file instead of a copy of its path,
+** so that expiring a warehouse of many runs stays small.  Two paths of one
+** hash can only make a file look listed, which keeps it: never a removal
+** of a listed file. */
+typedef struct live_set {
+  uint64_t *h;
+  size_t n, cap;
+} live_set;
+
+static int liveAdd(live_set *s, const char *p){
+  if( s->n==s->cap ){
+    size_t cap = s->cap ? s->cap*2 : 1024;
+    uint64_t *h = fnt_realloc(s->h, cap*sizeof(uint64_t));
+    if( h==0 ) return FNT_E_NOMEM;
+    s->h = h;
+    s->cap = cap;
+  }
+  s->h[s->n++] = fnt_hash(p, strlen(p));
+  return FNT_OK;
+}
+
+static int cmpU64(const void *a, const void *b){
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x<y ? -1 : x>y;
+}
+
+static int liveHas(const live_set *s, const char *p){
+  uint64_t h = fnt_hash(p, strlen(p));
+  return bsearch(&h, s->h, s->n, sizeof(uint64_t), cmpU64)!=0;
 }
 
 /* 1 when catalog c lists `path`. */
@@ -96,7 +124,7 @@ static int addManifests(fnt_store *st, uint64_t id, path_set *mans,
 /* Adds every distinct manifest of the sorted `mans`, and every file it
 ** lists, to `live`: each manifest read once, however many snapshots list
 ** it. */
-static int markLive(fnt_store *st, const path_set *mans, path_set *live){
+static int markLive(fnt_store *st, const path_set *mans, live_set *live){
   size_t i, j;
   int rc = FNT_OK;
   for(i=0; rc==FNT_OK && i<mans->n; i++){
@@ -104,8 +132,8 @@ static int markLive(fnt_store *st, const path_set *mans, path_set *live){
     if( i>0 && strcmp(mans->v[i], mans->v[i-1])==0 ) continue;
     rc = fnt_manifest_get(st, mans->v[i], &m);
     if( rc ) break;
-    rc = setAdd(live, m->path);
-    for(j=0; rc==FNT_OK && j<m->n; j++) rc = setAdd(live, m->entries[j].path);
+    rc = liveAdd(live, m->path);
+    for(j=0; rc==FNT_OK && j<m->n; j++) rc = liveAdd(live, m->entries[j].path);
     fnt_manifest_release(st, m);
     if( rc==FNT_E_NOMEM ) rc = fnt_err(st, rc, "out of memory");
   }
@@ -114,7 +142,7 @@ static int markLive(fnt_store *st, const path_set *mans, path_set *live){
 
 /* Removes the files under `rel` (recursively) that `live` does not list and
 ** that were last modified before `cutoff` (seconds since the epoch). */
-static int sweep(fnt_store *st, const char *rel, const path_set *live,
+static int sweep(fnt_store *st, const char *rel, const live_set *live,
                  int64_t cutoff, fnt_expire_stats *out){
   char *full = fnt_path_join(st, rel);
   DIR *d;
@@ -145,11 +173,11 @@ static int sweep(fnt_store *st, const char *rel, const path_set *live,
     if( lstat(childFull, &sb)==0 ){
       if( S_ISDIR(sb.st_mode) ){
         rc = sweep(st, childRel, live, cutoff, out);
-      }else if( S_ISREG(sb.st_mode) && !setHas(live, childRel)
+      }else if( S_ISREG(sb.st_mode) && !liveHas(live, childRel)
              && (int64_t)sb.st_mtime >= cutoff ){
         out->unlisted_kept++;                  /* young: maybe in flight */
         out->unlisted_kept_bytes += (uint64_t)sb.st_size;
-      }else if( S_ISREG(sb.st_mode) && !setHas(live, childRel) ){
+      }else if( S_ISREG(sb.st_mode) && !liveHas(live, childRel) ){
         if( fnt_io_unlink(childFull)==0 ){
           out->files_removed++;
           out->bytes_removed += (uint64_t)sb.st_size;
@@ -166,15 +194,11 @@ static int sweep(fnt_store *st, const char *rel, const path_set *live,
   return rc;
 }
 
-static int cmpId(const void *a, const void *b){
-  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-  return x<y ? -1 : x>y;
-}
-
 int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
                          fnt_expire_stats *out){
   fnt_expire_stats stats;
-  path_set live = {0, 0, 0}, mans = {0, 0, 0};
+  live_set live = {0, 0, 0};
+  path_set mans = {0, 0, 0};
   uint64_t *ids = 0, newest, lastExpired;
   size_t n = 0, i, nExpire, kept = 0;
   fnt_catalog prev;
@@ -202,7 +226,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   rc = fnt_snapshot_newest_id(st, &newest);
   if( rc==FNT_OK ) rc = fnt_catalog_ids(st, &ids, &n);
   if( rc ) goto done;
-  qsort(ids, n, sizeof(uint64_t), cmpId);
+  qsort(ids, n, sizeof(uint64_t), cmpU64);
 
   /* 1. The snapshots to expire: the oldest, committed before the window,
   ** never the newest. */
@@ -226,7 +250,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   fnt_free(ids);
   ids = 0;
   rc = fnt_catalog_ids(st, &ids, &n);
-  if( rc==FNT_OK ) qsort(ids, n, sizeof(uint64_t), cmpId);
+  if( rc==FNT_OK ) qsort(ids, n, sizeof(uint64_t), cmpU64);
   memset(&prev, 0, sizeof(prev));
   for(i=0; rc==FNT_OK && i<n; i++){
     if( ids[i]<=lastExpired ) continue;
@@ -240,7 +264,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
     rc = markLive(st, &mans, &live);
   }
   if( rc ) goto done;
-  qsort(live.v, live.n, sizeof(char*), cmpStr);
+  qsort(live.h, live.n, sizeof(uint64_t), cmpU64);
 
   /* 3. Expire them: readers refuse ids up to the floor from now on (only
   ** ever raised: an expirer before us may have gone further); then
@@ -257,7 +281,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
     char name[64], *path;
     if( ids[i]>lastExpired ) continue;
     fnt_catalog_name(ids[i], name);
-    if( setHas(&live, name) ){
+    if( liveHas(&live, name) ){
       stats.snapshots_expired++;
       continue;
     }
@@ -281,7 +305,7 @@ done:
   fnt_io_unlock(lock);
   if( out ) *out = stats;
   fnt_free(ids);
-  setFree(&live);
+  fnt_free(live.h);
   setFree(&mans);
   return rc;
 }
