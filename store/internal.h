@@ -210,6 +210,8 @@ char *fnt_path_join(const fnt_store *st, const char *rel);
 char *fnt_partition_dir(const char *value);
 /* data/TABLE/PART for a partition value, in a new allocation. */
 char *fnt_partition_folder(fnt_table t, const char *value);
+/* data/TABLE/PART/name (name NULL: the folder), in a new allocation. */
+char *fnt_partition_path(fnt_table t, const char *value, const char *name);
 /* The partition value of table t's entry: run_id (events, calls) or repo. */
 const char *fnt_entry_partition(int table, const char *run_id, const char *repo);
 /* 32 random hex characters. */

@@ -430,21 +430,15 @@ static char *getPath(fnt_rd *r, char **dict, uint64_t nDict, int v4, int *derive
 
 /* Puts the folder of e's table and partition before its path (a name). */
 static void deriveFolder(fnt_rd *r, fnt_entry *e){
-  char *folder, *path;
-  size_t n;
+  char *path;
   if( e->table>=FNT_NTABLES || !e->path || !e->run_id || !e->repo ){ r->ok = 0; return; }
-  folder = fnt_partition_folder((fnt_table)e->table,
-                                fnt_entry_partition(e->table, e->run_id, e->repo));
-  n = (folder ? strlen(folder) : 0) + strlen(e->path) + 2;
-  path = folder ? fnt_malloc(n) : 0;
+  path = fnt_partition_path((fnt_table)e->table,
+                            fnt_entry_partition(e->table, e->run_id, e->repo), e->path);
   if( path==0 ){
-    fnt_free(folder);
     r->ok = 0;
     errno = ENOMEM;
     return;
   }
-  snprintf(path, n, "%s/%s", folder, e->path);
-  fnt_free(folder);
   fnt_free(e->path);
   e->path = path;
 }

@@ -125,6 +125,27 @@ static void addRunFiles(fnt_scan *sc, const fnt_manifest *m){
   sc->stats.files_skipped += m->n_of_table[sc->table] - taken;
 }
 
+/* At least how many candidate files the snapshot can give: a manifest's
+** entries of the given runs where it indexes them (a commit's scan of its
+** run must not allocate for every file of a warehouse of many runs), else
+** all of its entries. */
+static size_t candidateBound(const fnt_scan *sc, const fnt_snapshot *snap){
+  size_t i, k, n = 0;
+  for(i=0; i<snap->n_manifests; i++){
+    const fnt_manifest *m = snap->manifests[i];
+    if( sc->p.n_run_ids==0 || m->refs_by==0 ){
+      n += m->n;
+      continue;
+    }
+    for(k=0; k<sc->p.n_run_ids; k++){
+      fnt_entry_iter it;
+      fnt_entry_iter_init(&it, m, FNT_BY_RUN, sc->run_ids[k]);
+      while( fnt_entry_iter_next(&it)!=0 ) n++;
+    }
+  }
+  return n;
+}
+
 /* A candidate file and the position of its run in the predicate's run_ids
 ** (runs come out in that order), for sorting without a global context. */
 typedef struct ranked_file {
@@ -491,8 +512,7 @@ static int scanOpen(fnt_snapshot *snap, fnt_table table, const fnt_predicate *p,
     if( table==FNT_TABLE_PROFILE && p->stable_id ) sc->need |= COLBIT(FNT_PROF_STABLE_ID);
   }
   /* Candidate files: those given, else the snapshot's that can match. */
-  for(i=0; i<snap->n_manifests; i++) n += snap->manifests[i]->n;
-  if( only ) n = nOnly;
+  n = only ? nOnly : sc->done ? 0 : candidateBound(sc, snap);
   sc->files = fnt_calloc(n+1, sizeof(fnt_entry*));
   sc->active = fnt_calloc(n+1, sizeof(seg_cursor*));
   if( !sc->files || !sc->active ){ rc = nomem(sc); goto fail; }

@@ -36,11 +36,12 @@ static int keepByte(unsigned char c){
       || c=='-' || c=='_';
 }
 
-char *fnt_partition_dir(const char *value){
+/* Writes value's folder name at out (room for partDirMax(strlen(value))
+** bytes) and returns its length. */
+#define partDirMax(n) (3*(n) + 2 + 24)
+static size_t partDirInto(char *out, const char *value){
   static const char hex[] = "0123456789abcdef";
   size_t i, n = strlen(value), o = 0;
-  char *out = fnt_malloc(3*n + 2 + 24);
-  if( out==0 ) return 0;
   out[o++] = 'p';                 /* never empty, never starts with '.' */
   out[o++] = '=';
   for(i=0; i<n && o<100; i++){
@@ -58,18 +59,37 @@ char *fnt_partition_dir(const char *value){
                           (unsigned long long)fnt_hash(value, n));
   }
   out[o] = 0;
+  return o;
+}
+
+char *fnt_partition_dir(const char *value){
+  char *out = fnt_malloc(partDirMax(strlen(value)));
+  if( out ) partDirInto(out, value);
+  return out;
+}
+
+/* One allocation, no printf: manifests derive a folder for every entry
+** they decode. */
+char *fnt_partition_path(fnt_table t, const char *value, const char *name){
+  const char *table = fnt_table_name(t);
+  size_t nt = strlen(table), nn = name ? strlen(name)+1 : 0, o;
+  char *out = fnt_malloc(sizeof(FNT_DIR_DATA) + nt + 1 + partDirMax(strlen(value)) + nn);
+  if( out==0 ) return 0;
+  memcpy(out, FNT_DIR_DATA "/", sizeof(FNT_DIR_DATA));
+  o = sizeof(FNT_DIR_DATA);
+  memcpy(out+o, table, nt);
+  o += nt;
+  out[o++] = '/';
+  o += partDirInto(out+o, value);
+  if( name ){
+    out[o++] = '/';
+    memcpy(out+o, name, nn);      /* with its terminator */
+  }
   return out;
 }
 
 char *fnt_partition_folder(fnt_table t, const char *value){
-  char *part = fnt_partition_dir(value), *out;
-  size_t n;
-  if( part==0 ) return 0;
-  n = strlen(part) + 64;
-  out = fnt_malloc(n);
-  if( out ) snprintf(out, n, FNT_DIR_DATA "/%s/%s", fnt_table_name(t), part);
-  fnt_free(part);
-  return out;
+  return fnt_partition_path(t, value, 0);
 }
 
 const char *fnt_entry_partition(int table, const char *run_id, const char *repo){
