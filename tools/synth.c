@@ -123,6 +123,8 @@ static int buildTree(synth *s){
   synth_tree *t = &s->tree;
   uint32_t nf = s->cfg.functions, nUtil = nf>=20 ? nf/10 : 0, nTree = nf - nUtil;
   uint32_t *parent = malloc((size_t)nf * sizeof(uint32_t));
+  uint32_t *kids = malloc((size_t)nf * sizeof(uint32_t));      /* by parent */
+  uint32_t *kidAt = calloc((size_t)nf + 1, sizeof(uint32_t));
   uint8_t *depth = malloc(nf);
   uint32_t i, n = 0;
   int rc = -1;
@@ -130,7 +132,8 @@ static int buildTree(synth *s){
   t->callee = malloc((size_t)nf * 4 * sizeof(uint32_t));   /* children + 2 utilities + self */
   t->meanCalls = calloc(nf, 1);
   t->cost = malloc(nf);
-  if( !parent || !depth || !t->at || !t->callee || !t->meanCalls || !t->cost ) goto done;
+  if( !parent || !kids || !kidAt || !depth || !t->at || !t->callee || !t->meanCalls
+   || !t->cost ) goto done;
   t->roots = nTree < TREE_ROOTS ? nTree : TREE_ROOTS;
   for(i=0; i<nTree; i++){
     uint32_t p;
@@ -141,14 +144,17 @@ static int buildTree(synth *s){
     parent[i] = p;
     depth[i] = (uint8_t)(depth[p] + 1);
   }
-  /* Callee lists in function order: children (a child's index is above its
-  ** parent's, so they are gathered by one pass per parent), utilities, self. */
+  /* Each parent's children in index order: kids[kidAt[p] .. kidAt[p+1]). */
+  for(i=t->roots; i<nTree; i++) kidAt[parent[i]+1]++;
+  for(i=0; i<nTree; i++) kidAt[i+1] += kidAt[i];
+  for(i=t->roots; i<nTree; i++) kids[kidAt[parent[i]]++] = i;
+  for(i=nTree; i>0; i--) kidAt[i] = kidAt[i-1];   /* back to the starts */
+  kidAt[0] = 0;
+  /* Callee lists in function order: children, utilities, self. */
   for(i=0; i<nTree; i++){
-    uint32_t c, k, nKids = 0, nUse = nUtil ? below(&s->rng, 3) : 0;
+    uint32_t c, k, nKids = kidAt[i+1] - kidAt[i], nUse = nUtil ? below(&s->rng, 3) : 0;
     t->at[i] = n;
-    for(c=i+1; c<nTree; c++){
-      if( parent[c]==i ){ t->callee[n++] = c; nKids++; }
-    }
+    for(c=kidAt[i]; c<kidAt[i+1]; c++) t->callee[n++] = kids[c];
     for(k=0; k<nUse; k++) t->callee[n++] = nTree + below(&s->rng, nUtil);
     if( nKids==0 && i>=t->roots && unit(&s->rng) < 0.15 ){
       t->callee[n++] = i;
@@ -168,6 +174,8 @@ static int buildTree(synth *s){
   rc = 0;
 done:
   free(parent);
+  free(kids);
+  free(kidAt);
   free(depth);
   return rc;
 }

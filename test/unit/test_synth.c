@@ -154,6 +154,24 @@ static void testStacks(void){
   CHECK(all>=3*q);
 }
 
+/* A program of many functions is grown in linear time (a quadratic pass
+** over them took minutes at 200,000) and every function is in it. */
+static void testLargeTree(void){
+  synth_config c = config(SYNTH_TREE, 20000, 5);
+  synth *s;
+  fnt_event ev[1000];
+  size_t n, nfn;
+  c.functions = 200000;
+  s = synth_new(&c);
+  CHECK(s!=0);
+  if( s==0 ) return;
+  CHECK(synth_functions(s, &nfn)!=0 && nfn==200000);
+  n = synth_next(s, ev, 1000);
+  CHECK_EQ_INT(n, 1000);
+  CHECK(ev[0].kind==FNT_KIND_ENTRY && ev[0].function<4);   /* a root: one of the first 4 */
+  synth_free(s);
+}
+
 static void testShapeNames(void){
   CHECK_EQ_INT(synth_shape_parse("flat"), SYNTH_FLAT);
   CHECK_EQ_INT(synth_shape_parse("tree"), SYNTH_TREE);
@@ -167,6 +185,7 @@ int main(void){
   testDeterministic(SYNTH_FLAT);
   testDeterministic(SYNTH_TREE);
   testStacks();
+  testLargeTree();
   testShapeNames();
   return t_finish("test_synth");
 }
