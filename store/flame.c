@@ -24,6 +24,10 @@
 #include "calls.h"
 #include "segment.h"
 
+/* Runs of at most this many calls files are read through the segment
+** cache (64 files, 16 MiB: a calls footer and table are 0.3-2 MB parsed). */
+#define FLAME_CACHED_FILES 16
+
 /* One call as the flame needs it. */
 typedef struct flame_call {
   int64_t call_id, parent_id;
@@ -292,21 +296,52 @@ done:
   return rc;
 }
 
-/* Adds the stacks section of a calls file.  *ok 0 when it has none. */
-static int addFileStacks(flame_build *b, const fnt_segment *seg, int *ok){
+static void buildClear(flame_build *b){
+  uint32_t i;
+  for(i=0; i<b->nsym; i++) fnt_free(b->sym[i]);
+  fnt_free(b->sym);
+  fnt_free(b->symslot);
+  fnt_stacktab_clear(&b->nodes);
+  fnt_free(b->call);
+}
+
+/* Symbol ids by function index of the function table last read, which
+** the next file most often shares (its func_hash): interned once. */
+typedef struct sym_map {
+  uint32_t *id;           /* UINT32_MAX: not interned yet */
+  uint32_t n;
+  uint64_t hash[2];
+} sym_map;
+
+/* Points `m` at seg's function table, kept when it is the same one. */
+static int symMapFor(sym_map *m, const fnt_segment *seg){
+  uint32_t i;
+  if( m->id && m->n==seg->nfuncs && memcmp(m->hash, seg->func_hash, sizeof(m->hash))==0 ){
+    return FNT_OK;
+  }
+  fnt_free(m->id);
+  m->id = fnt_malloc(((size_t)seg->nfuncs+1)*sizeof(uint32_t));
+  if( m->id==0 ) return FNT_E_NOMEM;
+  for(i=0; i<seg->nfuncs; i++) m->id[i] = UINT32_MAX;
+  m->n = seg->nfuncs;
+  memcpy(m->hash, seg->func_hash, sizeof(m->hash));
+  return FNT_OK;
+}
+
+/* Adds the stacks section of a calls file (seg->has_stacks), its function
+** table loaded and `m` pointed at it. */
+static int addFileStacks(flame_build *b, const fnt_segment *seg, sym_map *m){
   fnt_calls_stack *v = 0;
   uint32_t *nodeOf, i, n = 0;
-  int rc;
-  if( !seg->has_stacks ){ *ok = 0; return FNT_OK; }
-  rc = fnt_calls_stacks_read(b->st, seg, &v, &n);
+  int rc = fnt_calls_stacks_read(b->st, seg, &v, &n);
   if( rc ) return rc;
   nodeOf = fnt_malloc(((size_t)n+1)*sizeof(uint32_t));
   if( nodeOf==0 ){ fnt_free(v); return FNT_E_NOMEM; }
   for(i=0; i<n; i++){
     const fnt_calls_stack *x = &v[i];
-    uint32_t sym, id;
-    if( internSym(b, seg->funcs[x->fn].symbol, &sym)
-     || internNode(b, x->parent ? nodeOf[x->parent-1] : UINT32_MAX, sym, &id) ){
+    uint32_t *sym = &m->id[x->fn], id;
+    if( (*sym==UINT32_MAX && internSym(b, seg->funcs[x->fn].symbol, sym))
+     || internNode(b, x->parent ? nodeOf[x->parent-1] : UINT32_MAX, *sym, &id) ){
       rc = FNT_E_NOMEM;
       break;
     }
@@ -320,33 +355,42 @@ static int addFileStacks(flame_build *b, const fnt_segment *seg, int *ok){
 }
 
 /* The whole run from the files' stacks sections and the tail's open rows;
-** *ok 0 when a file has none (nothing added then). */
+** *ok 0 when a file has none (the build is left empty then).  Each file is
+** opened once.  A run of more than FLAME_CACHED_FILES files is opened
+** lazily, without row groups and outside the segment cache, which its
+** files would only empty (for its own next file and every other reader of
+** the handle); a run of a few stays there for the next query. */
 static int foldStored(flame_build *b, fnt_snapshot *snap, const char *run_id,
                       int *ok){
   fnt_run_calls files;
   fnt_fntab tab;
   fnt_callvec v = {0};
+  sym_map m;
   size_t i;
   int rc = fnt_run_calls_find(snap, run_id, &files);
   *ok = 0;
   if( rc ) return rc;
   memset(&tab, 0, sizeof(tab));
+  memset(&m, 0, sizeof(m));
   *ok = files.complete && files.nfiles>0;
   for(i=0; rc==FNT_OK && *ok && i<files.nfiles; i++){
     fnt_segment *seg = 0;
-    rc = fnt_segment_open(b->st, files.files[i]->path, &seg);
-    if( rc==FNT_OK ){
-      *ok = seg->has_stacks;
-      fnt_segment_release(b->st, seg);
-    }
+    rc = files.nfiles > FLAME_CACHED_FILES
+       ? fnt_segment_open_lazy(b->st, files.files[i]->path, &seg)
+       : fnt_segment_open(b->st, files.files[i]->path, &seg);
+    if( rc ) break;
+    *ok = seg->has_stacks;
+    if( *ok && !seg->funcs_loaded ) rc = fnt_segment_load_funcs(b->st, seg);
+    if( rc==FNT_OK && *ok ) rc = symMapFor(&m, seg);
+    if( rc==FNT_OK && *ok ) rc = addFileStacks(b, seg, &m);
+    fnt_segment_release(b->st, seg);
   }
-  for(i=0; rc==FNT_OK && *ok && i<files.nfiles; i++){
-    fnt_segment *seg = 0;
-    rc = fnt_segment_open(b->st, files.files[i]->path, &seg);
-    if( rc==FNT_OK ){
-      rc = addFileStacks(b, seg, ok);
-      fnt_segment_release(b->st, seg);
-    }
+  fnt_free(m.id);
+  if( rc==FNT_OK && !*ok ){
+    fnt_store *st = b->st;
+    buildClear(b);
+    memset(b, 0, sizeof(*b));
+    b->st = st;
   }
   if( rc==FNT_OK && *ok ) rc = fnt_calls_read_open(b->st, files.tail, &tab, &v);
   for(i=0; rc==FNT_OK && *ok && i<v.n; i++){
@@ -550,15 +594,6 @@ nomem:
   fnt_free(symLen);
   fnt_free(order);
   return FNT_E_NOMEM;
-}
-
-static void buildClear(flame_build *b){
-  uint32_t i;
-  for(i=0; i<b->nsym; i++) fnt_free(b->sym[i]);
-  fnt_free(b->sym);
-  fnt_free(b->symslot);
-  fnt_stacktab_clear(&b->nodes);
-  fnt_free(b->call);
 }
 
 int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,

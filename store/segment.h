@@ -169,7 +169,8 @@ typedef struct fnt_segment {
   int has_stacks;           /* the file has a stacks chunk */
   fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
   /* Calls segments of version 4 keep their function table in a chunk,
-  ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy(), and
+  ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy()
+  ** (fnt_segment_load_funcs() loads it then), and
   ** give each function's key hash in the footer. */
   int has_funcs_chunk, funcs_loaded;
   int aggs_only;            /* opened lazily, not cached: no row groups */
@@ -189,6 +190,10 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out);
 ** else one read without its row groups (nrg 0) and, when it keeps it in a
 ** chunk, its function table (funcs NULL, key_hash set); not cached. */
 int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out);
+/* Loads the function table of a segment that keeps it in a chunk (one
+** opened lazily); on failure the segment stays as it was, its table
+** unloaded.  @return FNT_OK or a code (message set). */
+int fnt_segment_load_funcs(fnt_store *st, fnt_segment *seg);
 void fnt_segment_release(fnt_store *st, fnt_segment *seg);
 void fnt_segment_cache_free(fnt_store *st);
 

@@ -229,8 +229,8 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   if( s->threads==0 ) return FNT_E_NOMEM;
   for(i=0; i<n; i++) s->threads[i] = fnt_get_varint(r);
   if( version>=4 && s->table==FNT_TABLE_CALLS ){
-    /* The function table lies in its chunk (loadFuncs); here its count,
-    ** the chunk's place and each function's key hash. */
+    /* The function table lies in its chunk (fnt_segment_load_funcs); here
+    ** its count, the chunk's place and each function's key hash. */
     n = fnt_get_varint(r);
     if( !r->ok || n>LEFT/16 ) return FNT_E_CORRUPT;
     if( parseChunk(r, fileDataEnd, &s->funcs_chunk) ) return FNT_E_CORRUPT;
@@ -369,9 +369,7 @@ fail:
 static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
                      int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw);
 
-/* Loads the function table of a segment that keeps it in a chunk; on
-** failure the segment stays as it was (its table unloaded). */
-static int loadFuncs(fnt_store *st, fnt_segment *s){
+int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
   fnt_buf stored = {0}, raw = {0};
   fnt_rd r;
   uint32_t n = s->nfuncs;
@@ -448,7 +446,7 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
     cacheAdd(st, *out);
   }
   if( !(*out)->funcs_loaded ){
-    rc = loadFuncs(st, *out);
+    rc = fnt_segment_load_funcs(st, *out);
     if( rc ){
       fnt_segment_release(st, *out);
       *out = 0;

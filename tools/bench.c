@@ -96,6 +96,7 @@ typedef struct sys_result {
   double exp_s[2], exp_floor_s[2];       /* fnt export; the floor: its bytes copied */
   uint64_t exp_bytes[2];
   double flame_run_s, flame_win_s;       /* medians */
+  uint64_t flame_run_stacks;             /* rows of the run's flame */
   uint64_t flame_win_calls;              /* calls of a window, on average */
 } sys_result;
 
@@ -1186,6 +1187,7 @@ static int flameBench(bench *b, fnt_snapshot *snap, sys_result *r){
     double t = now();
     rc = fnt_flame_compute(snap, b->runId, 0, &fl);
     lat[i] = now() - t;
+    r->flame_run_stacks = fnt_flame_count(fl);
     fnt_flame_free(fl);
   }
   if( rc==FNT_OK ) percentiles(lat, FLAME_RUNS, &r->flame_run_s, &p99);
@@ -2240,9 +2242,10 @@ static void printTable(bench *b){
     printf("exports: `fnt export` of the run's %lld calls to a file in --dir: chrome\n"
            "%.1f MiB, speedscope %.1f MiB; floor: the same bytes copied to that folder\n"
            "(cat).  flame: medians of %d whole-run and %d window flames (windows of\n"
-           "%llu calls on average).\n", (long long)r->heat_calls,
+           "%llu calls on average); the run's flame has %llu stacks.\n", (long long)r->heat_calls,
            (double)r->exp_bytes[0]/1048576.0, (double)r->exp_bytes[1]/1048576.0,
-           FLAME_RUNS, FLAME_WINDOWS, (unsigned long long)r->flame_win_calls);
+           FLAME_RUNS, FLAME_WINDOWS, (unsigned long long)r->flame_win_calls,
+           (unsigned long long)r->flame_run_stacks);
   }
   if( b->cmp.ran ){
     printf("compare: fnt_compare of 2 commits x %d runs of %llu events (%llu keys), "
@@ -2262,10 +2265,11 @@ static void jsonNum(FILE *out, double v){
 static void writeJson(bench *b, FILE *out){
   int i;
   fprintf(out, "{\"events\": %llu, \"threads\": %u, \"functions\": %u, \"seed\": %llu,"
-          " \"chunk_events\": %llu, \"windows\": %d, \"window_events\": %llu,\n",
+          " \"shape\": \"%s\", \"chunk_events\": %llu, \"windows\": %d, \"window_events\": %llu,\n",
           (unsigned long long)b->o.sc.events, b->o.sc.threads, b->o.sc.functions,
-          (unsigned long long)b->o.sc.seed, (unsigned long long)b->o.chunk_events,
-          b->o.windows, (unsigned long long)b->o.window_events);
+          (unsigned long long)b->o.sc.seed, synth_shape_name(b->o.sc.shape),
+          (unsigned long long)b->o.chunk_events, b->o.windows,
+          (unsigned long long)b->o.window_events);
   fprintf(out, " \"trace\": {\"mean_depth\": %.3f, \"max_depth\": %d,"
           " \"recursive_entries\": %llu, \"tail_exits\": %llu, \"last_t_ns\": %llu},\n",
           b->ss.mean_depth, b->ss.max_depth, (unsigned long long)b->ss.recursive_entries,
@@ -2290,6 +2294,10 @@ static void writeJson(bench *b, FILE *out){
             b->snap.expire_s, b->snap.expire_rss_kb, b->snap.check_s);
   }else{
     fprintf(out, " \"snapshots\": null,\n");
+  }
+  if( b->sys[SYS_FNT_C].r.exp_ran ){
+    fprintf(out, " \"flame_run_stacks\": %llu,\n",
+            (unsigned long long)b->sys[SYS_FNT_C].r.flame_run_stacks);
   }
   if( b->cmp.ran ){
     fprintf(out, " \"compare\": {\"runs_per_commit\": %d, \"events_per_run\": %llu,"
@@ -2341,8 +2349,12 @@ static void usage(FILE *out){
     "figures, fntrace's targets and fntrace/alternative ratios.\n\n"
     "  --events N         events of the run (default 1000000)\n"
     "  --threads T        threads (default 8)\n"
-    "  --functions F      distinct functions (default 5000)\n"
+    "  --functions F      distinct functions (default 5000; 500 with --shape tree)\n"
     "  --seed S           the trace's seed (default 1)\n"
+    "  --shape flat|tree  the calls' shape (default flat): flat, a random walk\n"
+    "                     over all functions, nearly every call with a stack of\n"
+    "                     its own; tree, a program's fixed call tree (depth <= 24),\n"
+    "                     whose distinct stacks do not grow with the events\n"
     "  --dir DIR          scratch folder (default: a temporary folder)\n"
     "  --keep             keep the warehouses and databases afterwards\n"
     "  --json [FILE]      also write the figures as JSON (stdout, after the table)\n"
@@ -2361,7 +2373,8 @@ static void usage(FILE *out){
     "examples:\n"
     "  fnt bench\n"
     "  fnt bench --events 10000000 --json bench.json\n"
-    "  fnt bench --events 100000000 --only fntrace --skip-snapshots\n");
+    "  fnt bench --events 100000000 --only fntrace --skip-snapshots\n"
+    "  fnt bench --events 10000000 --shape tree --only fntrace --skip-snapshots\n");
   cli_globals_help(out);
   fprintf(out,
     "(bench works in its own scratch folder, --dir: -w is accepted and not\n"
@@ -2410,6 +2423,7 @@ static const struct option benchOpts[] = {
   {"threads",        required_argument, 0, 't'},
   {"functions",      required_argument, 0, 'f'},
   {"seed",           required_argument, 0, 's'},
+  {"shape",          required_argument, 0, 'P'},
   {"dir",            required_argument, 0, 'd'},
   {"keep",           no_argument,       0, 'k'},
   {"json",           optional_argument, 0, 'j'},
@@ -2430,7 +2444,7 @@ static const struct option benchOpts[] = {
 static int parseArgs(bench *b, int argc, char **argv){
   bench_opts *o = &b->o;
   uint64_t v;
-  int c;
+  int c, functionsGiven = 0, shape;
   o->sc.events = 1000000; o->sc.threads = 8; o->sc.functions = 5000; o->sc.seed = 1;
   o->chunk_events = 1000000; o->windows = 1000; o->window_events = 10000;
   o->snap_runs = 1000; o->snap_chunks = 10;
@@ -2444,8 +2458,15 @@ static int parseArgs(bench *b, int argc, char **argv){
       case 't': if( parseU64("--threads", optarg, 1, &v) || v>100000 ) return 2;
                 o->sc.threads = (uint32_t)v; break;
       case 'f': if( parseU64("--functions", optarg, 1, &v) || v>10000000 ) return 2;
-                o->sc.functions = (uint32_t)v; break;
+                o->sc.functions = (uint32_t)v; functionsGiven = 1; break;
       case 's': if( parseU64("--seed", optarg, 0, &o->sc.seed) ) return 2; break;
+      case 'P':
+        if( (shape = synth_shape_parse(optarg))<0 ){
+          cli_error("bench", "--shape: expected flat or tree, not '%s'", optarg);
+          return 2;
+        }
+        o->sc.shape = (synth_shape)shape;
+        break;
       case 'd': o->dir = optarg; break;
       case 'k': o->keep = 1; break;
       case 'j':
@@ -2478,6 +2499,7 @@ static int parseArgs(bench *b, int argc, char **argv){
     }
   }
   if( optind<argc ){ cli_error("bench", "unexpected argument '%s'", argv[optind]); return 2; }
+  if( o->sc.shape==SYNTH_TREE && !functionsGiven ) o->sc.functions = 500;
   if( (uint64_t)o->snap_runs*(uint64_t)o->snap_chunks > 1000000 ){
     cli_error("bench", "--snapshot-runs x --snapshot-chunks: at most 1000000 snapshots");
     return 2;
@@ -2623,8 +2645,9 @@ int cmd_bench(int argc, char **argv){
   progress("scratch folder %s", b->root);
   if( getloadavg(b->load, 1)!=1 ) b->load[0] = -1;
   if( prepareTrace(b) ) goto done;
-  progress("trace: %llu events, mean depth %.1f, max depth %d",
-           (unsigned long long)b->o.sc.events, b->ss.mean_depth, b->ss.max_depth);
+  progress("trace: %llu events, shape %s, mean depth %.1f, max depth %d",
+           (unsigned long long)b->o.sc.events, synth_shape_name(b->o.sc.shape),
+           b->ss.mean_depth, b->ss.max_depth);
   if( inChild(generateOnly, b, -1, &tmp, &b->gen_rss_kb) ) goto done;
 
   for(i=0; i<NSYS; i++){

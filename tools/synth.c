@@ -4,11 +4,23 @@
 ** One splitmix64 stream drives everything, so a seed names a trace on any
 ** machine.  Events are produced in bursts: a thread is picked, then emits
 ** 1..64 events before another is picked, as XRay's per-thread buffers
-** interleave.  Each thread's stack does a random walk biased toward depth
+** interleave.  An exit always closes the top frame, so calls are properly
+** nested; a few are tail_exits.
+**
+** SYNTH_FLAT: each thread's stack does a random walk biased toward depth
 ** 13; an entry picks a function by Zipf-like popularity (weight 1/rank over
-** a shuffled order, so popularity is unrelated to the function's index), or
-** now and then a function already on the stack (recursion).  An exit always
-** closes the top frame, so calls are properly nested; a few are tail_exits.
+** a shuffled order, so popularity is unrelated to the function's index),
+** or now and then a function already on the stack (recursion).
+**
+** SYNTH_TREE: a fixed program.  The last tenth of the functions are leaf
+** utilities (hashing, copying) that any function may call; the others form
+** a tree of at most TREE_DEPTH levels under a few roots (one per thread, in
+** turn), grown so that chains run deep as in real code.  Each function's
+** callees are its children, up to two utilities and, for some leaves of
+** the tree, itself.  A frame makes a number of calls drawn at entry around
+** the function's own mean (a few functions loop), each to one of its
+** callees; the time to a thread's next event follows the cost of its top
+** function, so leaves are short and loops long.
 */
 #include <math.h>
 #include <stdio.h>
@@ -19,12 +31,23 @@
 
 #define TARGET_DEPTH 13
 #define MAX_BURST 64
+#define TREE_DEPTH 18             /* levels of the tree; recursion and utilities go deeper */
+#define TREE_ROOTS 4
 
 typedef struct synth_thread {
   uint32_t id;
   int depth;
   uint32_t stack[SYNTH_MAX_DEPTH];
+  uint32_t left[SYNTH_MAX_DEPTH];  /* tree: calls the frame has yet to make */
 } synth_thread;
+
+/* SYNTH_TREE's program: callees of f are callee[at[f] .. at[f+1]). */
+typedef struct synth_tree {
+  uint32_t *at, *callee;
+  uint8_t *meanCalls;        /* calls a frame makes, on average; 0: a leaf */
+  uint8_t *cost;             /* index into gaps[]: the function's self time */
+  uint32_t roots;
+} synth_tree;
 
 struct synth {
   synth_config cfg;
@@ -34,6 +57,7 @@ struct synth {
   double *cdf;               /* cumulative popularity, by rank */
   uint32_t *by_rank;         /* rank -> function index */
   synth_thread *threads;
+  synth_tree tree;
   uint32_t gaps[256];        /* t_ns gaps, log-uniform 10..5000 ns */
   uint32_t cur;              /* the thread emitting the current burst */
   uint32_t burst;            /* events left in it */
@@ -93,6 +117,69 @@ static size_t makeSymbol(uint64_t *rng, uint32_t i, char *out){
   return (size_t)(p-out);
 }
 
+/* Grows SYNTH_TREE's program (the header above says how).
+** @return 0, or -1 when out of memory. */
+static int buildTree(synth *s){
+  synth_tree *t = &s->tree;
+  uint32_t nf = s->cfg.functions, nUtil = nf>=20 ? nf/10 : 0, nTree = nf - nUtil;
+  uint32_t *parent = malloc((size_t)nf * sizeof(uint32_t));
+  uint32_t *kids = malloc((size_t)nf * sizeof(uint32_t));      /* by parent */
+  uint32_t *kidAt = calloc((size_t)nf + 1, sizeof(uint32_t));
+  uint8_t *depth = malloc(nf);
+  uint32_t i, n = 0;
+  int rc = -1;
+  t->at = calloc((size_t)nf + 1, sizeof(uint32_t));
+  t->callee = malloc((size_t)nf * 4 * sizeof(uint32_t));   /* children + 2 utilities + self */
+  t->meanCalls = calloc(nf, 1);
+  t->cost = malloc(nf);
+  if( !parent || !kids || !kidAt || !depth || !t->at || !t->callee || !t->meanCalls
+   || !t->cost ) goto done;
+  t->roots = nTree < TREE_ROOTS ? nTree : TREE_ROOTS;
+  for(i=0; i<nTree; i++){
+    uint32_t p;
+    if( i<t->roots ){ depth[i] = 1; parent[i] = i; continue; }
+    /* Mostly a recent function, so chains run deep; else any. */
+    p = unit(&s->rng) < 0.6 ? i-1-below(&s->rng, i<8 ? i : 8) : below(&s->rng, i);
+    if( depth[p]>=TREE_DEPTH ) p = below(&s->rng, t->roots);
+    parent[i] = p;
+    depth[i] = (uint8_t)(depth[p] + 1);
+  }
+  /* Each parent's children in index order: kids[kidAt[p] .. kidAt[p+1]). */
+  for(i=t->roots; i<nTree; i++) kidAt[parent[i]+1]++;
+  for(i=0; i<nTree; i++) kidAt[i+1] += kidAt[i];
+  for(i=t->roots; i<nTree; i++) kids[kidAt[parent[i]]++] = i;
+  for(i=nTree; i>0; i--) kidAt[i] = kidAt[i-1];   /* back to the starts */
+  kidAt[0] = 0;
+  /* Callee lists in function order: children, utilities, self. */
+  for(i=0; i<nTree; i++){
+    uint32_t c, k, nKids = kidAt[i+1] - kidAt[i], nUse = nUtil ? below(&s->rng, 3) : 0;
+    t->at[i] = n;
+    for(c=kidAt[i]; c<kidAt[i+1]; c++) t->callee[n++] = kids[c];
+    for(k=0; k<nUse; k++) t->callee[n++] = nTree + below(&s->rng, nUtil);
+    if( nKids==0 && i>=t->roots && unit(&s->rng) < 0.15 ){
+      t->callee[n++] = i;
+      t->meanCalls[i] = 1;
+    }else if( n>t->at[i] ){
+      t->meanCalls[i] = (uint8_t)(unit(&s->rng) < 0.05 ? 4 + below(&s->rng, 9)
+                                                        : 2 + below(&s->rng, 2));
+    }
+    if( i<t->roots ) t->meanCalls[i] = 32;           /* a thread's main loop */
+    t->cost[i] = (uint8_t)below(&s->rng, 192);
+  }
+  for(i=nTree; i<nf; i++){
+    t->at[i] = n;
+    t->cost[i] = (uint8_t)below(&s->rng, 64);          /* utilities are quick */
+  }
+  t->at[nf] = n;
+  rc = 0;
+done:
+  free(parent);
+  free(kids);
+  free(kidAt);
+  free(depth);
+  return rc;
+}
+
 synth *synth_new(const synth_config *cfg){
   synth *s = calloc(1, sizeof(*s));
   uint32_t nf, i;
@@ -139,6 +226,7 @@ synth *synth_new(const synth_config *cfg){
   for(i=0; i<nf; i++) s->cdf[i] /= sum;
   for(i=0; i<256; i++) s->gaps[i] = (uint32_t)(10.0 * pow(500.0, (double)i/255.0));
   for(i=0; i<cfg->threads; i++) s->threads[i].id = 41000u + 7u*i;
+  if( cfg->shape==SYNTH_TREE && buildTree(s) ){ synth_free(s); return 0; }
   return s;
 }
 
@@ -149,6 +237,10 @@ void synth_free(synth *s){
   free(s->cdf);
   free(s->by_rank);
   free(s->threads);
+  free(s->tree.at);
+  free(s->tree.callee);
+  free(s->tree.meanCalls);
+  free(s->tree.cost);
   free(s);
 }
 
@@ -167,37 +259,69 @@ static uint32_t popular(synth *s){
   return s->by_rank[lo];
 }
 
+/* SYNTH_FLAT's next step of th: the function it enters, or -1 to exit. */
+static int64_t flatStep(synth *s, synth_thread *th){
+  double pEntry = 0.5 + 0.012*(TARGET_DEPTH - th->depth);
+  if( pEntry < 0.05 ) pEntry = 0.05;
+  if( pEntry > 0.95 ) pEntry = 0.95;
+  if( th->depth==0 ) pEntry = 1;
+  if( th->depth==SYNTH_MAX_DEPTH ) pEntry = 0;
+  if( unit(&s->rng) >= pEntry ) return -1;
+  if( th->depth>0 && unit(&s->rng) < 0.06 ){
+    s->st.recursive_entries++;
+    return th->stack[below(&s->rng, (uint32_t)th->depth)];
+  }
+  return popular(s);
+}
+
+/* SYNTH_TREE's next step of th (as flatStep), which is `ti`-th thread: its
+** root when its stack is empty, else a callee of its top frame while that
+** frame has calls left to make.  Sets the entered frame's calls. */
+static int64_t treeStep(synth *s, synth_thread *th, uint32_t ti){
+  const synth_tree *t = &s->tree;
+  uint32_t f, g, n;
+  if( th->depth==0 ){
+    g = ti % t->roots;
+  }else{
+    f = th->stack[th->depth-1];
+    n = t->at[f+1] - t->at[f];
+    if( n==0 || th->left[th->depth-1]==0 || th->depth==SYNTH_TREE_MAX_DEPTH ) return -1;
+    th->left[th->depth-1]--;
+    g = t->callee[t->at[f] + below(&s->rng, n)];
+    if( g==f ) s->st.recursive_entries++;
+  }
+  th->left[th->depth] = below(&s->rng, 2u*t->meanCalls[g] + 1);
+  return g;
+}
+
+/* The t_ns to th's next event: any gap (flat), or about its top function's
+** self time (tree). */
+static uint32_t gap(synth *s, const synth_thread *th){
+  uint64_t r = next64(&s->rng);
+  if( s->cfg.shape==SYNTH_FLAT || th->depth==0 ) return s->gaps[r & 255];
+  return s->gaps[s->tree.cost[th->stack[th->depth-1]] + (r & 63)];
+}
+
 size_t synth_next(synth *s, fnt_event *out, size_t max){
   size_t n = 0;
   while( n<max && s->seq < s->cfg.events ){
     synth_thread *th;
     fnt_event *e = &out[n++];
-    double pEntry;
+    int64_t f;
     if( s->burst==0 ){
       s->cur = below(&s->rng, s->cfg.threads);
       s->burst = 1 + below(&s->rng, MAX_BURST);
     }
     s->burst--;
     th = &s->threads[s->cur];
-    s->t += s->gaps[next64(&s->rng) & 255];
+    s->t += gap(s, th);
     e->seq_no = s->seq++;
     e->t_ns = s->t;
     e->thread = th->id;
-    pEntry = 0.5 + 0.012*(TARGET_DEPTH - th->depth);
-    if( pEntry < 0.05 ) pEntry = 0.05;
-    if( pEntry > 0.95 ) pEntry = 0.95;
-    if( th->depth==0 ) pEntry = 1;
-    if( th->depth==SYNTH_MAX_DEPTH ) pEntry = 0;
-    if( unit(&s->rng) < pEntry ){
-      uint32_t f;
-      if( th->depth>0 && unit(&s->rng) < 0.06 ){
-        f = th->stack[below(&s->rng, (uint32_t)th->depth)];
-        s->st.recursive_entries++;
-      }else{
-        f = popular(s);
-      }
-      th->stack[th->depth++] = f;
-      e->function = f;
+    f = s->cfg.shape==SYNTH_TREE ? treeStep(s, th, s->cur) : flatStep(s, th);
+    if( f>=0 ){
+      th->stack[th->depth++] = (uint32_t)f;
+      e->function = (uint32_t)f;
       e->kind = FNT_KIND_ENTRY;
       s->st.entries++;
       s->depth_sum += th->depth;
@@ -220,4 +344,14 @@ size_t synth_next(synth *s, fnt_event *out, size_t max){
 void synth_stats_get(const synth *s, synth_stats *out){
   *out = s->st;
   out->mean_depth = s->st.entries ? s->depth_sum/(double)s->st.entries : 0;
+}
+
+const char *synth_shape_name(synth_shape shape){
+  return shape==SYNTH_TREE ? "tree" : "flat";
+}
+
+int synth_shape_parse(const char *name){
+  if( strcmp(name, "flat")==0 ) return SYNTH_FLAT;
+  if( strcmp(name, "tree")==0 ) return SYNTH_TREE;
+  return -1;
 }

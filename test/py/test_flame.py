@@ -210,3 +210,43 @@ def test_symbols_against_tree_order(conn):
     t0, t1 = 15, seq * 10 - 15
     assert conn.execute("SELECT fnt_folded('odd', ?, ?)", (t0, t1)).fetchone()[0] == \
         folded(ref_flame(calls, (t0, t1)))
+
+
+@pytest.mark.parametrize("flat_file", [False, True])
+def test_many_files(conn, flat_file):
+    """A run of more calls files than the flame keeps in the segment cache
+    (16), filed in order, each file a program's few stacks: the whole-run
+    flame adds their stacks sections.  With flat_file, one file in the middle
+    has a stack per call and no stacks section, so the run is folded from
+    its calls instead of the sections read before it."""
+    evs, seq = [], 0
+
+    def ev(th, sym, kind):
+        nonlocal seq
+        evs.append((th, seq, seq * 7, sym, "", kind))
+        seq += 1
+
+    chunks = []
+    for th in (0, 1):
+        ev(th, "main", "entry")                     # open to the run's end
+    for c in range(21):
+        start = len(evs)
+        if flat_file and c == 10:
+            for i in range(1200):
+                ev(i % 2, "unique_%d" % i, "entry")
+                ev(i % 2, "unique_%d" % i, "exit")
+        else:
+            for i in range(60):
+                th = i % 2
+                ev(th, "a", "entry")
+                ev(th, "b" if (i + c) % 3 else "c", "entry")   # tables differ
+                ev(th, "b" if (i + c) % 3 else "c", "exit")
+                ev(th, "a", "exit")
+        chunks.append(evs[start if c else 0:len(evs)])
+    for c, part in enumerate(chunks):
+        assert tc.file(conn, tc.chunk_doc("acme/m", None, "many", part, c, len(chunks),
+                                          len(evs))) == 1
+    calls = tc.ref_calls(tc.events_of(conn, "many"))
+    want = ref_flame(calls)
+    assert len(want) == (1204 if flat_file else 4), len(want)
+    assert flame_sql(conn, "many") == want

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_bench.sh -- a smoke test of `fnt bench`: a small run of every system
 # (fntrace C API and SQL, plain and normalized SQLite), of the snapshot
-# warehouse, of comparing two commits and of fnt_timeline's zoom; the
+# warehouse, of comparing two commits and of fnt_timeline's zoom, then of
+# fntrace alone on the tree-shaped trace (--shape tree); the
 # table is printed, the JSON after it parses, and every figure is there with a number.  Figures themselves are not judged here:
 # 20,000 events under ASan say nothing about speed.  `fnt bench` itself
 # fails when the systems disagree (window rows, scan rows, heat totals,
@@ -79,6 +80,36 @@ assert d["compare"]["runs_per_commit"] == 3 and d["compare"]["rows"] > 100, d["c
 print("ok   JSON: %d figures, all present" % len(figs))
 PY
 
+# --shape tree: a program's call tree, every fntrace line on it; its run's
+# flame folds into a few stacks per function where the flat walk's has
+# nearly one per call.
+tree=$("$FNT_BUILD/fnt" bench --events 20000 --threads 4 --windows 20 --shape tree \
+         --only fntrace --skip-snapshots --skip-compare \
+         --dir "$tmp/scratch" --json 2>"$tmp/stderr") || {
+  echo "FAIL fnt bench --shape tree exited with $?"; cat "$tmp/stderr"; exit 1; }
+echo "ok   fnt bench --shape tree ran"
+grep -q "shape tree" "$tmp/stderr" && echo "ok   progress names the shape" \
+  || { echo "FAIL progress lacks the shape: $(head -3 "$tmp/stderr")"; fail=1; }
+printf '%s\n' "$tree" | sed -n '/^{/,$p' > "$tmp/tree.json"
+python3 - "$tmp/bench.json" "$tmp/tree.json" <<'PY' || fail=1
+import json, sys
+flat, tree = (json.load(open(f)) for f in sys.argv[1:3])
+assert flat["shape"] == "flat" and tree["shape"] == "tree", (flat["shape"], tree["shape"])
+assert tree["functions"] == 500 and flat["functions"] == 5000, (tree["functions"], flat["functions"])
+assert tree["events"] == 20000 and tree["threads"] == 4, tree
+assert 4 <= tree["trace"]["mean_depth"] <= 16 and tree["trace"]["max_depth"] <= 24, tree["trace"]
+figs = {f["figure"]: f for f in tree["figures"]}
+for k in ("filing_c", "filing_sql", "window_p99_c", "scan_c", "heat_c",
+          "calls_window_p50_c", "stack_p99_c", "account_c", "timeline_p99_c",
+          "timeline_p99_sql", "export_chrome", "flame_run_c", "flame_window_c"):
+    assert k in figs and figs[k]["fntrace"] > 0, (k, figs.get(k))
+assert 0 < tree["flame_run_stacks"] <= 4 * tree["functions"], tree["flame_run_stacks"]
+assert tree["flame_run_stacks"] * 3 < flat["flame_run_stacks"], \
+    (tree["flame_run_stacks"], flat["flame_run_stacks"])
+print("ok   --shape tree: %d stacks in the run's flame (flat: %d)"
+      % (tree["flame_run_stacks"], flat["flame_run_stacks"]))
+PY
+
 # Usage errors are exit status 2 with a message naming the option.
 if "$FNT_BUILD/fnt" bench --events nope >/dev/null 2>"$tmp/err"; then
   echo "FAIL --events nope accepted"; fail=1
@@ -88,6 +119,13 @@ if "$FNT_BUILD/fnt" bench --snapshot-events 40-20 >/dev/null 2>"$tmp/err"; then
   echo "FAIL --snapshot-events 40-20 accepted"; fail=1
 elif grep -q -- "--snapshot-events" "$tmp/err"; then echo "ok   bad --snapshot-events refused"
 else echo "FAIL bad --snapshot-events: $(cat "$tmp/err")"; fail=1; fi
+if "$FNT_BUILD/fnt" bench --shape forest >/dev/null 2>"$tmp/err"; then
+  echo "FAIL --shape forest accepted"; fail=1
+elif grep -q -- "--shape" "$tmp/err" && grep -q "forest" "$tmp/err"; then
+  echo "ok   bad --shape refused"
+else echo "FAIL bad --shape: $(cat "$tmp/err")"; fail=1; fi
+"$FNT_BUILD/fnt" bench --help | grep -q -- "--shape flat|tree" && echo "ok   --help: --shape" \
+  || { echo "FAIL --help lacks --shape"; fail=1; }
 "$FNT_BUILD/fnt" bench --help | grep -q "example" && echo "ok   --help" \
   || { echo "FAIL --help"; fail=1; }
 
