@@ -372,10 +372,20 @@ static int threadsAdd(thread_set *s, uint32_t t){
   return 0;
 }
 
+/* The columns of the calls the exports read (fnt_call_predicate.block_cols):
+** a call's thread and times, and with them its place and function (chrome
+** adds self_ns, speedscope parent_id); the others are not decoded. */
+#define COLS_TIMES (FNT_CALL_COL(FNT_CALL_THREAD) | FNT_CALL_COL(FNT_CALL_START_NS) \
+                    | FNT_CALL_COL(FNT_CALL_DUR_NS))
+#define COLS_CALL  (COLS_TIMES | FNT_CALL_COL(FNT_CALL_CALL_ID) | FNT_CALL_COL(FNT_CALL_DEPTH) \
+                    | FNT_CALL_COL(FNT_CALL_SYMBOL))
+
 /* A predicate for the run's calls of the window (inclusive overlap bounds:
-** inWindow() applies SPEC §8's rule exactly). */
-static void windowPredicate(const cli_export *o, const char **run, fnt_call_predicate *p){
+** inWindow() applies SPEC §8's rule exactly), blocks of columns `cols`. */
+static void windowPredicate(const cli_export *o, const char **run, uint64_t cols,
+                            fnt_call_predicate *p){
   fnt_call_predicate_init(p);
+  p->block_cols = cols;
   p->run_ids = run;
   p->n_run_ids = 1;
   p->thread = o->thread;
@@ -441,7 +451,7 @@ static int exportChrome(fnt_snapshot *snap, const cli_export *o, ob *out,
   thread_set ts = {0};
   size_t i;
   int rc;
-  windowPredicate(o, &run, &p);
+  windowPredicate(o, &run, COLS_CALL | FNT_CALL_COL(FNT_CALL_SELF_NS), &p);
   OBLIT(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run_id\":");
   obJson(out, o->run);
   OBLIT(out, "},\"traceEvents\":[\n");
@@ -732,7 +742,7 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
     fnt_call_predicate p;
     fnt_calls *sc = 0;
     fnt_call_block b;
-    windowPredicate(o, &run, &p);
+    windowPredicate(o, &run, COLS_CALL | FNT_CALL_COL(FNT_CALL_PARENT_ID), &p);
     if( ng==1 ) p.thread = ts[g0];
     p.t0 = a;
     p.t1 = a>hi-width ? hi : a+width-1;         /* the slice [t0, t1] */
@@ -802,7 +812,7 @@ static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, ob *out,
   int rc;
   /* Threads and the time span from the depth-0 calls (every call lies
   ** within one); the run's calls size the slices. */
-  windowPredicate(o, &run, &p);
+  windowPredicate(o, &run, COLS_TIMES, &p);
   p.depth_max = 0;
   rc = fnt_calls_open(snap, &p, &sc);
   while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &b))==1 ){
