@@ -123,17 +123,23 @@ static void queueJob(writer *w, writer_job j){
 
 /* ------------------------------------------------------------ the API */
 
+/* The path itself, truncated.  @return 0 or an errno. */
+static int openInPlace(writer *w){
+  w->fd = open(w->path, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0666);
+  return w->fd<0 ? errno : 0;
+}
+
 /* Opens w->fd for w->path: a temporary file beside a regular file (or a
-** new name), the path itself for anything else.  @return 0 or an errno. */
+** new name), the path itself for anything else -- or for a file that may
+** be written where no file may be made (a read-only folder), as before
+** there was a temporary file.  @return 0 or an errno. */
 static int openOutput(writer *w){
   struct stat sb;
   int exists = stat(w->path, &sb)==0;
   char *real;
   mode_t mask;
-  if( exists && !S_ISREG(sb.st_mode) ){
-    w->fd = open(w->path, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0666);
-    return w->fd<0 ? errno : 0;
-  }
+  if( w->path[0]==0 ) return ENOENT;
+  if( exists && !S_ISREG(sb.st_mode) ) return openInPlace(w);
   /* A symlink's target is what gets replaced, as writing through it would. */
   if( exists && (real = realpath(w->path, 0))!=0 ){
     free(w->path);
@@ -145,7 +151,7 @@ static int openOutput(writer *w){
     int e = errno;
     free(w->tmp);
     w->tmp = 0;
-    return e;
+    return exists && (e==EACCES || e==EPERM || e==EROFS) ? openInPlace(w) : e;
   }
   /* mkstemp's 0600 would narrow what fopen(path, "w") gives: the old
   ** file's mode, or 0666 less the umask for a new one. */
@@ -154,6 +160,7 @@ static int openOutput(writer *w){
   if( fchmod(w->fd, exists ? sb.st_mode & 07777 : 0666 & ~mask) ){
     int e = errno;
     close(w->fd);
+    w->fd = -1;
     unlink(w->tmp);
     return e;
   }

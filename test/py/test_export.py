@@ -389,6 +389,8 @@ def test_flame_merges_thin_stacks(tmp_path):
     (["flame", "--diff", "exp-0"], "expected two RUN_IDs"),
     (["flame", "exp-0", "--format", "chrome"], "usage: fnt flame"),
     (["export", "exp-0", "--format", "chrome", "-o", "/nonexistent/x.json"], "cannot write"),
+    (["export", "exp-0", "--format", "chrome", "-o", ""], ": cannot write: No such file"),
+    (["export", "exp-0", "--format", "chrome", "-o", "/"], "/: cannot write: Is a directory"),
 ])
 def test_bad_arguments(runs, args, msg):
     wh = runs[0]
