@@ -10,8 +10,8 @@
 ** Nothing half-written is left under the output's name: a regular file
 ** (or a name not taken yet) is written under a temporary name beside it,
 ** "FILE.fnt-XXXXXX", renamed to FILE when everything was written, removed
-** when not.  A device or a FIFO (-o /dev/null, /dev/full) and stdout are
-** written directly.
+** when not.  A device or a FIFO (-o /dev/null, /dev/full), stdout, and a
+** FILE in a folder where no file may be created are written directly.
 */
 #ifndef FNT_WRITER_H
 #define FNT_WRITER_H
