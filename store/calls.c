@@ -434,6 +434,7 @@ struct fnt_calls {
   char *repo, *commit;      /* of a run replayed in memory */
   fnt_buf scratch, raw;
   unsigned filter_cols;     /* FNT_CR_* rowMatches reads */
+  unsigned block_cols;      /* FNT_CR_* a block reader asked for */
   fnt_scan_stats stats;
 };
 
@@ -750,19 +751,44 @@ static int runNext(fnt_calls *sc, fnt_call *c){
 ** Blocks: the matching rows of a row group moved to the front of sc->g's
 ** columns (thread ids for dictionary indexes), handed out as they are.
 */
+
+/* The columns a block reader asks for (fnt_call_predicate.block_cols) as
+** FNT_CR_* bits to decode: parent_id needs depth (-1 at depth 0), self_ns
+** dur_ns (stored as dur - self). */
+static unsigned blockCols(uint64_t asked){
+  static const struct { int col; unsigned cr; } map[] = {
+    {FNT_CALL_THREAD, FNT_CR_THREAD}, {FNT_CALL_CALL_ID, FNT_CR_CALL_ID},
+    {FNT_CALL_PARENT_ID, FNT_CR_PARENT|FNT_CR_DEPTH}, {FNT_CALL_DEPTH, FNT_CR_DEPTH},
+    {FNT_CALL_START_NS, FNT_CR_START}, {FNT_CALL_DUR_NS, FNT_CR_DUR},
+    {FNT_CALL_SELF_NS, FNT_CR_SELF|FNT_CR_DUR}, {FNT_CALL_SYMBOL, FNT_CR_FN},
+  };
+  unsigned cr = 0;
+  size_t i;
+  for(i=0; i<sizeof(map)/sizeof(map[0]); i++){
+    if( asked==0 || (asked & FNT_CALL_COL(map[i].col)) ) cr |= map[i].cr;
+  }
+  return cr;
+}
+
+/* The array of column `col` for a block: NULL unless asked for. */
+static const int64_t *blockCol(const fnt_calls *sc, int col, const uint64_t *a){
+  uint64_t asked = sc->p.block_cols;
+  return asked==0 || (asked & FNT_CALL_COL(col)) ? (const int64_t*)a : 0;
+}
+
 static void blockFrom(fnt_calls *sc, const char *const *syms, size_t nfn,
                       fnt_call_block *b){
   const calls_rg *g = &sc->g;
   b->run_id = sc->runs[sc->irun];
-  b->thread = (const int64_t*)g->thr;
-  b->call_id = (const int64_t*)g->cid;
-  b->parent_id = (const int64_t*)g->par;
-  b->depth = (const int64_t*)g->dep;
-  b->start_ns = (const int64_t*)g->sta;
-  b->dur_ns = (const int64_t*)g->dur;
-  b->self_ns = (const int64_t*)g->slf;
-  b->fn = (const int64_t*)g->fn;
-  b->fn_symbol = syms;
+  b->thread = blockCol(sc, FNT_CALL_THREAD, g->thr);
+  b->call_id = blockCol(sc, FNT_CALL_CALL_ID, g->cid);
+  b->parent_id = blockCol(sc, FNT_CALL_PARENT_ID, g->par);
+  b->depth = blockCol(sc, FNT_CALL_DEPTH, g->dep);
+  b->start_ns = blockCol(sc, FNT_CALL_START_NS, g->sta);
+  b->dur_ns = blockCol(sc, FNT_CALL_DUR_NS, g->dur);
+  b->self_ns = blockCol(sc, FNT_CALL_SELF_NS, g->slf);
+  b->fn = blockCol(sc, FNT_CALL_SYMBOL, g->fn);
+  b->fn_symbol = b->fn ? syms : 0;
   b->n_fn = nfn;
   b->fn_version = sc->fn_version;
 }
@@ -776,10 +802,12 @@ static int fileBlock(fnt_calls *sc, fnt_call_block *b){
       calls_file *f = sc->cur;
       const uint64_t *thr = f->seg->threads;
       size_t i, j = 0;
-      /* Row i is tested before anything is written at j <= i. */
+      /* Row i is tested before anything is written at j <= i.  Columns
+      ** not decoded are moved too (they are not given): cheaper than a
+      ** test per column and row, but for the thread's dictionary look-up. */
       for(i=sc->row; i<g->n; i++){
         if( !rowMatches(sc, f, i) ) continue;
-        g->thr[j] = thr[g->thr[i]];
+        if( sc->block_cols & FNT_CR_THREAD ) g->thr[j] = thr[g->thr[i]];
         g->cid[j] = g->cid[i];
         g->par[j] = g->dep[i] ? g->par[i] : (uint64_t)-1;
         g->dep[j] = g->dep[i];
@@ -804,7 +832,7 @@ static int fileBlock(fnt_calls *sc, fnt_call_block *b){
         return 1;
       }
     }
-    rc = rgNext(sc, FNT_CR_ALL & ~FNT_CR_FLAGS);
+    rc = rgNext(sc, sc->block_cols);
     if( rc<=0 ) return rc;
   }
 }
@@ -999,6 +1027,7 @@ int fnt_calls_open(fnt_snapshot *snap, const fnt_call_predicate *p, fnt_calls **
     | (p->depth_min>0 || p->depth_max<INT64_MAX ? FNT_CR_DEPTH : 0)
     | (p->thread>=0 ? FNT_CR_THREAD : 0)
     | (p->key ? FNT_CR_FN : 0);
+  sc->block_cols = blockCols(p->block_cols);
   *out = sc;
   fnt_err_clear(sc->st);
   if( fnt_calls_rows_alloc(&sc->g) ) return nomem(sc);

@@ -562,7 +562,17 @@ typedef struct fnt_call_predicate {
   int64_t t0, t1;
   int ordered;               /* per run, by start_ns then call_id */
   int64_t limit;             /* < 0: none */
+  /* fnt_calls_next_block() only: the columns the reader uses, an OR of
+  ** FNT_CALL_COL(FNT_CALL_THREAD) and so on for thread, call_id,
+  ** parent_id, depth, start_ns, dur_ns, self_ns and symbol (fn and
+  ** fn_symbol); 0: all of them.  The others are not decoded and their
+  ** arrays in the blocks are NULL; bits of columns a block does not give
+  ** are ignored.  The predicate's own bounds apply whatever is asked. */
+  uint64_t block_cols;
 } fnt_call_predicate;
+
+/* The bit of calls column c (FNT_CALL_...) in fnt_call_predicate.block_cols. */
+#define FNT_CALL_COL(c) ((uint64_t)1 << (c))
 
 void fnt_call_predicate_init(fnt_call_predicate *p);
 

@@ -10,7 +10,8 @@
 **               (O/C events in nanoseconds): the calls read a time slice
 **               at a time (memory: one slice), sorted per thread by start,
 **               each thread's events kept in a temporary file until its
-**               profile is written (64 threads a pass).
+**               profile is written (64 threads a pass), copied into the
+**               output on the writer thread.
 **   pprof       gzipped profile.proto (go tool pprof): one sample per
 **               distinct stack with values calls/count and wall/nanoseconds;
 **               the protobuf is encoded here by hand (varints and lengths),
@@ -18,7 +19,9 @@
 **
 ** With --from/--to, the calls in the window as SPEC §8 says (start < to and
 ** (end > from or start >= from)): chrome and speedscope give them whole,
-** folded and pprof clip them (fnt_flame's window).  The options parser is
+** folded and pprof clip them (fnt_flame's window).  The output goes
+** through writer.h: formatted here, written on a thread of its own, and
+** -o FILE replaced only by a complete export.  The options parser is
 ** shared with `fnt flame` (flame_svg.c).
 */
 #include <errno.h>
@@ -26,9 +29,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "fnt.h"
+#include "writer.h"
 
 /* ------------------------------------------------------------ options */
 
@@ -169,21 +174,31 @@ int cli_export_close(const char *cmd, const char *path, FILE *f, int status){
 
 /* ------------------------------------------------------------ output */
 
-/* A buffered writer.  The chrome and speedscope exports write a few
+/* A buffered output.  The chrome and speedscope exports write a few
 ** numbers per call, millions of calls: they format straight into the
 ** buffer (obRoom, then put* on a char pointer), integers by hand, and the
-** buffer goes out in large blocks. */
+** buffer goes out in large blocks: to the export's writer thread
+** (writer.h), or for a speedscope thread's events to its temporary file. */
 typedef struct ob {
-  FILE *f;
+  writer *w;                       /* the output, or NULL: */
+  FILE *f;                         /* a temporary file */
   char *buf;
   size_t n, cap;
 } ob;
 
-#define OB_LARGE (1u<<20)          /* the main output's buffer */
-#define OB_SMALL (1u<<16)          /* a speedscope thread's */
+#define OB_SMALL (1u<<16)          /* a speedscope thread's buffer */
 
-/* @return 0, or -1 out of memory. */
-static int obInit(ob *o, FILE *f, size_t cap){
+/* The export's output: a buffer of w's. */
+static void obInitWriter(ob *o, writer *w){
+  o->w = w;
+  o->f = 0;
+  o->n = 0;
+  o->cap = WRITER_BUF;
+  o->buf = writer_buffer(w);
+}
+/* A temporary file's.  @return 0, or -1 out of memory. */
+static int obInitFile(ob *o, FILE *f, size_t cap){
+  o->w = 0;
   o->f = f;
   o->n = 0;
   o->cap = cap;
@@ -191,11 +206,13 @@ static int obInit(ob *o, FILE *f, size_t cap){
   return o->buf ? 0 : -1;
 }
 static void obFlush(ob *o){
-  if( o->n ) fwrite(o->buf, 1, o->n, o->f);
+  if( o->w ) o->buf = writer_put(o->w, o->buf, o->n);
+  else if( o->n ) fwrite(o->buf, 1, o->n, o->f);
   o->n = 0;
 }
+/* Frees a temporary file's buffer (a writer frees its own). */
 static void obFree(ob *o){
-  free(o->buf);
+  if( o->w==0 ) free(o->buf);
   o->buf = 0;
 }
 /* A pointer to at least `n` free bytes (n <= cap); the caller advances
@@ -205,9 +222,14 @@ static char *obRoom(ob *o, size_t n){
   return o->buf+o->n;
 }
 static void obMem(ob *o, const char *z, size_t n){
-  if( n>o->cap ){ obFlush(o); fwrite(z, 1, n, o->f); return; }
-  memcpy(obRoom(o, n), z, n);
-  o->n += n;
+  while( n>0 ){
+    size_t k = o->cap-o->n<n ? o->cap-o->n : n;
+    if( k==0 ){ obFlush(o); continue; }
+    memcpy(o->buf+o->n, z, k);
+    o->n += k;
+    z += k;
+    n -= k;
+  }
 }
 static void obStr(ob *o, const char *z){ obMem(o, z, strlen(z)); }
 /* A string literal, its length known at compile time. */
@@ -350,10 +372,20 @@ static int threadsAdd(thread_set *s, uint32_t t){
   return 0;
 }
 
+/* The columns of the calls the exports read (fnt_call_predicate.block_cols):
+** a call's thread and times, and with them its place and function (chrome
+** adds self_ns, speedscope parent_id); the others are not decoded. */
+#define COLS_TIMES (FNT_CALL_COL(FNT_CALL_THREAD) | FNT_CALL_COL(FNT_CALL_START_NS) \
+                    | FNT_CALL_COL(FNT_CALL_DUR_NS))
+#define COLS_CALL  (COLS_TIMES | FNT_CALL_COL(FNT_CALL_CALL_ID) | FNT_CALL_COL(FNT_CALL_DEPTH) \
+                    | FNT_CALL_COL(FNT_CALL_SYMBOL))
+
 /* A predicate for the run's calls of the window (inclusive overlap bounds:
-** inWindow() applies SPEC §8's rule exactly). */
-static void windowPredicate(const cli_export *o, const char **run, fnt_call_predicate *p){
+** inWindow() applies SPEC §8's rule exactly), blocks of columns `cols`. */
+static void windowPredicate(const cli_export *o, const char **run, uint64_t cols,
+                            fnt_call_predicate *p){
   fnt_call_predicate_init(p);
+  p->block_cols = cols;
   p->run_ids = run;
   p->n_run_ids = 1;
   p->thread = o->thread;
@@ -409,7 +441,7 @@ static int chromeBlock(const cli_export *o, const fnt_call_block *b,
   return FNT_OK;
 }
 
-static int exportChrome(fnt_snapshot *snap, const cli_export *o, FILE *f,
+static int exportChrome(fnt_snapshot *snap, const cli_export *o, ob *out,
                         uint64_t *ncalls){
   const char *run = o->run;
   fnt_call_predicate p;
@@ -417,35 +449,32 @@ static int exportChrome(fnt_snapshot *snap, const cli_export *o, FILE *f,
   fnt_call_block b;
   json_names names = {0};
   thread_set ts = {0};
-  ob out;
   size_t i;
   int rc;
-  if( obInit(&out, f, OB_LARGE) ) return FNT_E_NOMEM;
-  windowPredicate(o, &run, &p);
-  OBLIT(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run_id\":");
-  obJson(&out, o->run);
-  OBLIT(&out, "},\"traceEvents\":[\n");
+  windowPredicate(o, &run, COLS_CALL | FNT_CALL_COL(FNT_CALL_SELF_NS), &p);
+  OBLIT(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"run_id\":");
+  obJson(out, o->run);
+  OBLIT(out, "},\"traceEvents\":[\n");
   rc = fnt_calls_open(snap, &p, &sc);
-  while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &b))==1 ){
-    rc = chromeBlock(o, &b, &names, &ts, &out, ncalls);
+  /* A failed write (a full disk) stops the export: writer_close says why. */
+  while( rc==FNT_OK && !writer_failed(out->w) && (rc = fnt_calls_next_block(sc, &b))==1 ){
+    rc = chromeBlock(o, &b, &names, &ts, out, ncalls);
   }
   fnt_calls_close(sc);
   for(i=0; rc==FNT_OK && i<ts.n; i++){
-    obStr(&out, *ncalls||i ? ",\n" : "");
-    OBLIT(&out, "{\"ph\":\"M\",\"pid\":1,\"tid\":");
-    obInt(&out, ts.a[i]);
-    OBLIT(&out, ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread ");
-    obInt(&out, ts.a[i]);
-    OBLIT(&out, "\"}}");
+    obStr(out, *ncalls||i ? ",\n" : "");
+    OBLIT(out, "{\"ph\":\"M\",\"pid\":1,\"tid\":");
+    obInt(out, ts.a[i]);
+    OBLIT(out, ",\"name\":\"thread_name\",\"args\":{\"name\":\"thread ");
+    obInt(out, ts.a[i]);
+    OBLIT(out, "\"}}");
   }
   if( rc==FNT_OK ){
-    obStr(&out, *ncalls||ts.n ? ",\n" : "");
-    OBLIT(&out, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":");
-    obJson(&out, o->run);
-    OBLIT(&out, "}}\n]}\n");
+    obStr(out, *ncalls||ts.n ? ",\n" : "");
+    OBLIT(out, "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":");
+    obJson(out, o->run);
+    OBLIT(out, "}}\n]}\n");
   }
-  obFlush(&out);
-  obFree(&out);
   jsonNamesFree(&names);
   free(ts.a);
   return rc<0 ? rc : FNT_OK;
@@ -698,23 +727,22 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
   size_t ng = g1-g0, i;
   ss_thread *th = calloc(ng, sizeof(ss_thread));
   ss_slice sl;
-  char *buf = malloc(OB_LARGE);
   int64_t a;
   int rc = FNT_OK;
   memset(&sl, 0, sizeof(sl));
-  if( th==0 || buf==0 ){ free(th); free(buf); return FNT_E_NOMEM; }
+  if( th==0 ) return FNT_E_NOMEM;
   for(i=0; i<ng && rc==FNT_OK; i++){
     th[i].first = lo;
     th[i].last = lo;
     th[i].none = 1;
-    if( obInit(&th[i].out, tmpfile(), OB_SMALL) ) rc = FNT_E_NOMEM;
+    if( obInitFile(&th[i].out, tmpfile(), OB_SMALL) ) rc = FNT_E_NOMEM;
     else if( th[i].out.f==0 ) rc = FNT_E_IO;
   }
-  for(a=lo; rc==FNT_OK && a<=hi; a = a>hi-width ? hi+1 : a+width){
+  for(a=lo; rc==FNT_OK && !writer_failed(out->w) && a<=hi; a = a>hi-width ? hi+1 : a+width){
     fnt_call_predicate p;
     fnt_calls *sc = 0;
     fnt_call_block b;
-    windowPredicate(o, &run, &p);
+    windowPredicate(o, &run, COLS_CALL | FNT_CALL_COL(FNT_CALL_PARENT_ID), &p);
     if( ng==1 ) p.thread = ts[g0];
     p.t0 = a;
     p.t1 = a>hi-width ? hi : a+width-1;         /* the slice [t0, t1] */
@@ -736,23 +764,22 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
   }
   for(i=0; i<ng; i++){
     ss_thread *t = &th[i];
-    size_t n;
     if( rc==FNT_OK ){
+      int fd;
       while( t->ns>0 ){
         t->ns--;
         ssEvent(t, 'C', t->stack[t->ns].frame, t->stack[t->ns].end);
       }
       obFlush(&t->out);
       if( fflush(t->out.f) || ferror(t->out.f) ) rc = FNT_E_IO;
-      rewind(t->out.f);
       obStr(out, g0+i ? ",\n{\"type\":\"evented\",\"name\":\"thread "
                       : "\n{\"type\":\"evented\",\"name\":\"thread ");
       obInt(out, ts[g0+i]);
       obStr(out, "\",\"unit\":\"nanoseconds\",\"events\":[");
+      /* The profile's events follow, copied on the writer thread. */
       obFlush(out);
-      while( rc==FNT_OK && (n = fread(buf, 1, OB_LARGE, t->out.f))>0 ){
-        if( fwrite(buf, 1, n, out->f)!=n ) rc = FNT_E_IO;
-      }
+      if( rc==FNT_OK && (fd = dup(fileno(t->out.f)))<0 ) rc = FNT_E_IO;
+      if( rc==FNT_OK ) writer_copy_fd(out->w, fd);
       obStr(out, "\n],\"startValue\":");
       obInt(out, t->first);
       obStr(out, ",\"endValue\":");
@@ -764,7 +791,6 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
     free(t->stack);
   }
   free(th);
-  free(buf);
   free(sl.v);
   free(sl.key);
   free(sl.ktmp);
@@ -772,7 +798,7 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
   return rc;
 }
 
-static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
+static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, ob *out,
                             uint64_t *ncalls){
   const char *run = o->run;
   fnt_call_predicate p;
@@ -780,15 +806,13 @@ static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
   fnt_call_block b;
   thread_set ts = {0};
   frames fr = {0};
-  ob out;
   int64_t lo = INT64_MAX, hi = INT64_MIN, width;
   uint64_t total = 0;
   size_t i;
   int rc;
-  if( obInit(&out, f, OB_LARGE) ) return FNT_E_NOMEM;
   /* Threads and the time span from the depth-0 calls (every call lies
   ** within one); the run's calls size the slices. */
-  windowPredicate(o, &run, &p);
+  windowPredicate(o, &run, COLS_TIMES, &p);
   p.depth_max = 0;
   rc = fnt_calls_open(snap, &p, &sc);
   while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &b))==1 ){
@@ -819,26 +843,24 @@ static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, FILE *f,
     width = hi>=lo ? (int64_t)((double)(hi-lo+1) * per / (double)(total ? total : 1)) : 1;
   }
   if( width<1 ) width = 1;
-  obStr(&out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+  obStr(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
               "\"exporter\":\"fntrace\",\"name\":");
-  obJson(&out, o->run);
-  obStr(&out, ",\"activeProfileIndex\":0,\"profiles\":[");
+  obJson(out, o->run);
+  obStr(out, ",\"activeProfileIndex\":0,\"profiles\":[");
   for(i=0; rc==FNT_OK && i<ts.n; i+=SS_GROUP){
     rc = ssGroup(snap, o, ts.a, i, i+SS_GROUP<ts.n ? i+SS_GROUP : ts.n, lo, hi, width,
-                 &fr, &out, ncalls);
+                 &fr, out, ncalls);
   }
   if( rc<0 ) goto done;
   rc = FNT_OK;
-  obStr(&out, "\n],\"shared\":{\"frames\":[");
+  obStr(out, "\n],\"shared\":{\"frames\":[");
   for(i=0; i<fr.n; i++){
-    obStr(&out, i ? ",{\"name\":" : "{\"name\":");
-    obJson(&out, fr.name[i]);
-    obMem(&out, "}", 1);
+    obStr(out, i ? ",{\"name\":" : "{\"name\":");
+    obJson(out, fr.name[i]);
+    obMem(out, "}", 1);
   }
-  obStr(&out, "]}}\n");
+  obStr(out, "]}}\n");
 done:
-  obFlush(&out);
-  obFree(&out);
   for(i=0; i<fr.n; i++) free(fr.name[i]);
   free(fr.name);
   free(fr.slot);
@@ -963,8 +985,8 @@ nomem:
   return FNT_E_NOMEM;
 }
 
-/* Writes b gzipped to f.  @return 0, or -1 (zlib or write error). */
-static int gzipTo(const pb *b, FILE *f){
+/* Writes b gzipped to out.  @return 0, or -1 (a zlib error). */
+static int gzipTo(const pb *b, ob *out){
   z_stream z;
   unsigned char buf[1<<15];
   int zrc;
@@ -977,7 +999,7 @@ static int gzipTo(const pb *b, FILE *f){
     z.avail_out = sizeof(buf);
     zrc = deflate(&z, Z_FINISH);
     if( zrc==Z_STREAM_ERROR ) break;
-    if( fwrite(buf, 1, sizeof(buf)-z.avail_out, f)!=sizeof(buf)-z.avail_out ){ zrc = -1; break; }
+    obMem(out, (const char*)buf, sizeof(buf)-z.avail_out);
   }while( zrc!=Z_STREAM_END );
   deflateEnd(&z);
   return zrc==Z_STREAM_END ? 0 : -1;
@@ -996,9 +1018,11 @@ static const char exportUsage[] =
   "  speedscope  one evented profile per thread: speedscope\n"
   "  pprof       gzipped profile.proto, one sample per stack (calls/count,\n"
   "              wall/nanoseconds): go tool pprof\n"
-  "Streamed: memory stays bounded whatever the run's size.  With a window,\n"
-  "chrome and speedscope give the calls in it whole; folded and pprof clip\n"
-  "them to it.  A summary goes to stderr unless -q (--json: a JSON object on\n"
+  "Streamed: memory stays bounded whatever the run's size; -o FILE is\n"
+  "written under a temporary name beside it and renamed when complete, so\n"
+  "a failed export leaves FILE as it was.  With a window, chrome and\n"
+  "speedscope give the calls in it whole; folded and pprof clip them to\n"
+  "it.  A summary goes to stderr unless -q (--json: a JSON object on\n"
   "stdout, when -o names a file).\n\n"
   "options:\n"
   "  --format F      chrome, folded, speedscope or pprof (required)\n"
@@ -1015,7 +1039,8 @@ int cmd_export(int argc, char **argv){
   cli_export o;
   fnt_store *st;
   fnt_snapshot *snap = 0;
-  FILE *f;
+  writer *w;
+  ob out;
   uint64_t ncalls = 0;
   int rc, status;
   status = cli_export_opts("export", argc, argv, exportUsage, &o);
@@ -1035,20 +1060,23 @@ int cmd_export(int argc, char **argv){
   if( st==0 ) return 1;
   if( cli_run_filed(st, "export", o.run)<=0 ){ fnt_close(st); return 1; }
   rc = fnt_snapshot_current(st, &snap);
-  f = rc==FNT_OK ? cli_export_open("export", o.out) : 0;
-  if( rc==FNT_OK && f==0 ){ fnt_snapshot_release(snap); fnt_close(st); return 1; }
+  w = rc==FNT_OK ? writer_open("export", o.out) : 0;
+  if( rc==FNT_OK && w==0 ){ fnt_snapshot_release(snap); fnt_close(st); return 1; }
+  if( w ) obInitWriter(&out, w);
   if( rc==FNT_OK && strcmp(o.format, "chrome")==0 ){
-    rc = exportChrome(snap, &o, f, &ncalls);
+    rc = exportChrome(snap, &o, &out, &ncalls);
   }else if( rc==FNT_OK && strcmp(o.format, "speedscope")==0 ){
-    rc = exportSpeedscope(snap, &o, f, &ncalls);
+    rc = exportSpeedscope(snap, &o, &out, &ncalls);
   }else if( rc==FNT_OK ){
     fnt_flame *fl = 0;
     rc = fnt_flame_compute(snap, o.run, o.has_win ? &o.win : 0, &fl);
     if( rc==FNT_OK && strcmp(o.format, "folded")==0 ){
       size_t i;
       for(i=0; i<fnt_flame_count(fl); i++){
-        fprintf(f, "%s %lld\n", fnt_flame_rows(fl)[i].stack,
-                (long long)fnt_flame_rows(fl)[i].self_ns);
+        obStr(&out, fnt_flame_rows(fl)[i].stack);
+        obMem(&out, " ", 1);
+        obInt(&out, fnt_flame_rows(fl)[i].self_ns);
+        obMem(&out, "\n", 1);
         ncalls += (uint64_t)fnt_flame_rows(fl)[i].calls;
       }
     }else if( rc==FNT_OK ){
@@ -1060,7 +1088,7 @@ int cmd_export(int argc, char **argv){
         ncalls += (uint64_t)fnt_flame_rows(fl)[i].calls;
       }
       rc = ppEncode(fl, total, &b);
-      if( rc==FNT_OK && gzipTo(&b, f) ){
+      if( rc==FNT_OK && gzipTo(&b, &out) ){
         cli_error("export", "%s: gzip failed", o.out ? o.out : "stdout");
         status = 1;
       }
@@ -1075,7 +1103,10 @@ int cmd_export(int argc, char **argv){
     status = 0;
   }
   fnt_snapshot_release(snap);
-  status = cli_export_close("export", o.out, f, status);
+  if( w ){
+    obFlush(&out);
+    status = writer_close(w, status);
+  }
   if( status==0 ) cli_export_summary("export", o.run, o.format, ncalls, "calls", o.out);
   fnt_close(st);
   return status;

@@ -14,6 +14,10 @@ back by this test against the store's fn_trace_calls and fnt_flame:
 - pprof: gunzipped, the protobuf decoded here (varints and lengths), each
   sample's locations (leaf first) and values summed back to fnt_flame's
   stacks, calls and self time;
+- the output (writer.c): a run larger than the writer's buffers gives the
+  same bytes to a file, a pipe and an O_APPEND stdout; a full disk, a
+  closed pipe or a file size limit fail with a message naming the output,
+  and leave neither a temporary file nor a half-written FILE;
 - fnt flame's SVG: one rect per stack node with time, each as wide as its
   inclusive time; --diff coloured red where RUN_B's self time grew and blue
   where it shrank; above 10,000 stacks the thinnest merged and counted.
@@ -22,6 +26,9 @@ import gzip
 import json
 import os
 import random
+import resource
+import signal
+import stat
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -382,6 +389,8 @@ def test_flame_merges_thin_stacks(tmp_path):
     (["flame", "--diff", "exp-0"], "expected two RUN_IDs"),
     (["flame", "exp-0", "--format", "chrome"], "usage: fnt flame"),
     (["export", "exp-0", "--format", "chrome", "-o", "/nonexistent/x.json"], "cannot write"),
+    (["export", "exp-0", "--format", "chrome", "-o", ""], ": cannot write: No such file"),
+    (["export", "exp-0", "--format", "chrome", "-o", "/"], "/: cannot write: Is a directory"),
 ])
 def test_bad_arguments(runs, args, msg):
     wh = runs[0]
@@ -389,18 +398,24 @@ def test_bad_arguments(runs, args, msg):
     assert p.returncode in (1, 2) and msg in p.stderr.decode(), p.stderr.decode()
 
 
-def test_speedscope_many_threads(tmp_path):
-    """150 threads: written 64 at a time, each its own profile."""
-    wh = str(tmp_path / "wh")
-    conn = tc.connect(wh)
+def outer_inner(threads, reps):
+    """Events of `reps` calls of outer, each calling inner, on each thread."""
     evs, seq = [], 0
-    for th in range(150):
-        for k in range(3):
+    for k in range(reps):
+        for th in range(threads):
             t = 100 * k + th
             evs += [(th, seq, t, "outer", "", "entry"), (th, seq + 1, t + 5, "inner", "", "entry"),
                     (th, seq + 2, t + 9, "inner", "", "exit"),
                     (th, seq + 3, t + 20, "outer", "", "exit")]
             seq += 4
+    return evs
+
+
+def test_speedscope_many_threads(tmp_path):
+    """150 threads: written 64 at a time, each its own profile."""
+    wh = str(tmp_path / "wh")
+    conn = tc.connect(wh)
+    evs = outer_inner(150, 3)
     assert tc.file(conn, tc.chunk_doc("acme/t", None, "threads", evs, 0, 1, len(evs))) == 1
     calls = conn.execute(CALLS_SQL, ("threads",)).fetchall()
     assert len(calls) == 900
@@ -437,6 +452,103 @@ def test_awkward_symbols(tmp_path):
     check_svg(path, [("".join(ch for ch in st if ch >= " "), n, c)
                      for st, n, c in flame_rows(conn, "weird", None)])
     conn.close()
+
+
+# ------------------------------------------------------------ the output
+
+@pytest.fixture(scope="module")
+def big():
+    """A run of 24,000 calls on 4 threads: its chrome (~3.5 MB) and
+    speedscope (~1.7 MB) exports fill more than one of the writer's 1 MiB buffers."""
+    wh = tc.tmpdir("export-big-")
+    conn = tc.connect(wh)
+    evs = outer_inner(4, 3000)
+    assert tc.file(conn, tc.chunk_doc("acme/b", None, "big", evs, 0, 1, len(evs))) == 1
+    calls = conn.execute(CALLS_SQL, ("big",)).fetchall()
+    assert len(calls) == 24000
+    yield wh, calls
+    conn.close()
+
+
+def leftovers(d):
+    return [f for f in os.listdir(d) if ".fnt-" in f]
+
+
+def test_output_same_bytes_every_way(big):
+    wh, calls = big
+    for fmt, check in (("chrome", check_chrome), ("speedscope", check_speedscope)):
+        path = os.path.join(wh, "big." + fmt)
+        fnt(wh, "-q", "export", "big", "--format", fmt, "-o", path)
+        check(path, calls)
+        want = open(path, "rb").read()
+        assert len(want) > 1 << 20
+        assert fnt(wh, "-q", "export", "big", "--format", fmt).stdout == want
+        # sendfile refuses an O_APPEND output: the writer reads and writes
+        app = os.path.join(wh, "append")
+        with open(app, "wb") as f:
+            f.write(b"before\n")
+        with open(app, "ab") as f:
+            p = subprocess.run([FNT, "-q", "-w", wh, "export", "big", "--format", fmt],
+                               stdout=f, stderr=subprocess.PIPE)
+        assert p.returncode == 0, p.stderr.decode()
+        assert open(app, "rb").read() == b"before\n" + want
+    assert leftovers(wh) == []
+
+
+def limited(fsize=None, sigpipe=False, mask=None):
+    def pre():
+        if fsize is not None:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # EFBIG, not a kill
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if sigpipe:
+            signal.signal(signal.SIGPIPE, signal.SIG_IGN)   # EPIPE, not a kill
+        if mask is not None:
+            os.umask(mask)
+    return pre
+
+
+@pytest.mark.parametrize("fmt", ["chrome", "speedscope", "folded"])
+def test_output_errors(big, fmt):
+    wh, _ = big
+    args = [FNT, "-w", wh, "export", "big", "--format", fmt]
+    # a full disk
+    p = subprocess.run(args + ["-o", "/dev/full"], capture_output=True)
+    assert p.returncode == 1
+    assert "/dev/full: write failed: No space left on device" in p.stderr.decode()
+    # a pipe closed by its reader
+    r, w = os.pipe()
+    os.close(r)
+    p = subprocess.run(args, stdout=w, stderr=subprocess.PIPE, preexec_fn=limited(sigpipe=True))
+    os.close(w)
+    assert p.returncode == 1 and "stdout: write failed: Broken pipe" in p.stderr.decode()
+    # a file too large for the limit: FILE keeps its old bytes, no temporary left
+    path = os.path.join(wh, "old." + fmt)
+    with open(path, "w") as f:
+        f.write("old\n")
+    p = subprocess.run(args + ["-o", path], capture_output=True,
+                       preexec_fn=limited(fsize=10))
+    assert p.returncode == 1
+    assert "%s: write failed: File too large" % path in p.stderr.decode(), p.stderr.decode()
+    assert open(path).read() == "old\n" and leftovers(wh) == []
+
+
+def test_output_file_modes(big, tmp_path):
+    """A new FILE gets 0666 less the umask, as fopen gives; a FILE replaced
+    keeps its mode; a symlink's target is written, the link kept."""
+    wh, _ = big
+    args = [FNT, "-q", "-w", wh, "export", "big", "--format", "folded", "-o"]
+    new = str(tmp_path / "new")
+    assert subprocess.run(args + [new], preexec_fn=limited(mask=0o027)).returncode == 0
+    assert stat.S_IMODE(os.stat(new).st_mode) == 0o640
+    os.chmod(new, 0o600)
+    assert subprocess.run(args + [new]).returncode == 0
+    assert stat.S_IMODE(os.stat(new).st_mode) == 0o600
+    link = str(tmp_path / "link")
+    os.symlink(new, link)
+    os.truncate(new, 0)
+    assert subprocess.run(args + [link]).returncode == 0
+    assert os.path.islink(link) and os.path.getsize(new) > 0
+    assert leftovers(str(tmp_path)) == []
 
 
 def test_golden_format1(tmp_path):

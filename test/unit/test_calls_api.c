@@ -43,39 +43,69 @@ static void fileRun(fnt_store *st, const char *run, size_t from, size_t to,
   CHECK_RC(st, fnt_file_chunk(st, &c), 1);
 }
 
-/* One call's fields (those a block gives too) appended to out. */
-static void callText(char *out, size_t n, size_t *used, const char *run,
-                     int64_t thread, int64_t call_id, int64_t parent_id,
-                     int64_t depth, int64_t start, int64_t dur, int64_t self,
-                     const char *symbol){
-  *used += (size_t)snprintf(out+*used, n-*used, "%s:%lld:%lld:%lld:%lld:%lld:%lld:%lld:%s\n",
-                            run, (long long)thread, (long long)call_id, (long long)parent_id,
-                            (long long)depth, (long long)start, (long long)dur,
-                            (long long)self, symbol);
+/* The columns a block gives, in callText's order. */
+static const int blockCol[8] = {
+  FNT_CALL_THREAD, FNT_CALL_CALL_ID, FNT_CALL_PARENT_ID, FNT_CALL_DEPTH,
+  FNT_CALL_START_NS, FNT_CALL_DUR_NS, FNT_CALL_SELF_NS, FNT_CALL_SYMBOL
+};
+
+/* One call's fields (those a block gives too) appended to out, those of
+** columns not in `cols` (block_cols: 0 all) as "-". */
+static void callText(char *out, size_t n, size_t *used, uint64_t cols, const char *run,
+                     const int64_t v[7], const char *symbol){
+  int k;
+  *used += (size_t)snprintf(out+*used, n-*used, "%s", run);
+  for(k=0; k<8 && *used<n; k++){
+    if( cols && (cols & FNT_CALL_COL(blockCol[k]))==0 ) *used += (size_t)snprintf(out+*used, n-*used, ":-");
+    else if( k<7 ) *used += (size_t)snprintf(out+*used, n-*used, ":%lld", (long long)v[k]);
+    else *used += (size_t)snprintf(out+*used, n-*used, ":%s", symbol);
+  }
+  if( *used<n ) *used += (size_t)snprintf(out+*used, n-*used, "\n");
   if( *used>=n ) *used = n-1;
 }
 
-/* The same scan read by fnt_calls_next_block(): the same calls, fields
-** and order as by rows; an ordered scan, or one read by rows, refused. */
-static void checkBlocks(fnt_store *st, fnt_snapshot *snap, const fnt_call_predicate *p){
+/* Row i of block b into v (the arrays asked for: the others must be NULL). */
+static void blockRow(const fnt_call_block *b, size_t i, uint64_t cols, int64_t v[7]){
+  const int64_t *a[7];
+  int k;
+  a[0] = b->thread; a[1] = b->call_id; a[2] = b->parent_id; a[3] = b->depth;
+  a[4] = b->start_ns; a[5] = b->dur_ns; a[6] = b->self_ns;
+  for(k=0; k<7; k++){
+    int asked = cols==0 || (cols & FNT_CALL_COL(blockCol[k]));
+    CHECK(asked ? a[k]!=0 : a[k]==0);
+    v[k] = a[k] ? a[k][i] : 0;
+  }
+  CHECK((cols==0 || (cols & FNT_CALL_COL(FNT_CALL_SYMBOL))) ? b->fn && b->fn_symbol
+                                                   : !b->fn && !b->fn_symbol);
+}
+
+/* The same scan read by fnt_calls_next_block() asking for `cols`: the same
+** calls, fields and order as by rows; an ordered scan, or one read by
+** rows, refused. */
+static void checkBlockCols(fnt_store *st, fnt_snapshot *snap, const fnt_call_predicate *p0,
+                           uint64_t cols){
   static char byRow[16384], byBlock[16384];
+  fnt_call_predicate p = *p0;
   size_t nr = 0, nb = 0, i;
   fnt_calls *sc = 0;
   const fnt_call *c;
   fnt_call_block b;
+  int64_t v[7];
   int rc;
   byRow[0] = byBlock[0] = 0;
-  CHECK_RC(st, fnt_calls_open(snap, p, &sc), FNT_OK);
+  p.block_cols = cols;
+  CHECK_RC(st, fnt_calls_open(snap, &p, &sc), FNT_OK);
   while( (rc = fnt_calls_next(sc, &c))==1 ){
-    callText(byRow, sizeof(byRow), &nr, c->run_id, c->thread, c->call_id, c->parent_id,
-             c->depth, c->start_ns, c->dur_ns, c->self_ns, c->symbol);
+    v[0] = c->thread; v[1] = c->call_id; v[2] = c->parent_id; v[3] = c->depth;
+    v[4] = c->start_ns; v[5] = c->dur_ns; v[6] = c->self_ns;
+    callText(byRow, sizeof(byRow), &nr, cols, c->run_id, v, c->symbol);
   }
   CHECK_EQ_INT(rc, 0);
   CHECK_EQ_INT(fnt_calls_next_block(sc, &b), FNT_E_MISUSE);
   fnt_calls_close(sc);
   sc = 0;
-  CHECK_RC(st, fnt_calls_open(snap, p, &sc), FNT_OK);
-  if( p->ordered ){
+  CHECK_RC(st, fnt_calls_open(snap, &p, &sc), FNT_OK);
+  if( p.ordered ){
     CHECK_EQ_INT(fnt_calls_next_block(sc, &b), FNT_E_MISUSE);
     fnt_calls_close(sc);
     return;
@@ -83,16 +113,34 @@ static void checkBlocks(fnt_store *st, fnt_snapshot *snap, const fnt_call_predic
   while( (rc = fnt_calls_next_block(sc, &b))==1 ){
     CHECK(b.n>0);
     for(i=0; i<b.n; i++){
-      CHECK(b.fn[i]>=0 && (size_t)b.fn[i]<b.n_fn);
-      callText(byBlock, sizeof(byBlock), &nb, b.run_id, b.thread[i], b.call_id[i],
-               b.parent_id[i], b.depth[i], b.start_ns[i], b.dur_ns[i], b.self_ns[i],
-               b.fn_symbol[b.fn[i]]);
+      blockRow(&b, i, cols, v);
+      CHECK(!b.fn || (b.fn[i]>=0 && (size_t)b.fn[i]<b.n_fn));
+      callText(byBlock, sizeof(byBlock), &nb, cols, b.run_id, v,
+               b.fn ? b.fn_symbol[b.fn[i]] : "");
     }
   }
   CHECK_EQ_INT(rc, 0);
   CHECK_EQ_INT(fnt_calls_next(sc, &c), FNT_E_MISUSE);
   fnt_calls_close(sc);
   CHECK_STR(byBlock, byRow);
+}
+
+/* checkBlockCols with every column, each column alone, and the columns the
+** exports ask for (chrome: all but parent_id; speedscope: all but self_ns,
+** and thread and times alone). */
+static void checkBlocks(fnt_store *st, fnt_snapshot *snap, const fnt_call_predicate *p){
+  uint64_t all = 0;
+  size_t k;
+  checkBlockCols(st, snap, p, 0);
+  for(k=0; k<8; k++){
+    checkBlockCols(st, snap, p, FNT_CALL_COL(blockCol[k]));
+    all |= FNT_CALL_COL(blockCol[k]);
+  }
+  checkBlockCols(st, snap, p, all & ~FNT_CALL_COL(FNT_CALL_PARENT_ID));
+  checkBlockCols(st, snap, p, all & ~FNT_CALL_COL(FNT_CALL_SELF_NS));
+  checkBlockCols(st, snap, p, FNT_CALL_COL(FNT_CALL_THREAD) | FNT_CALL_COL(FNT_CALL_START_NS)
+                              | FNT_CALL_COL(FNT_CALL_DUR_NS));
+  checkBlockCols(st, snap, p, FNT_CALL_COL(FNT_CALL_KEY));   /* not a block's: none given */
 }
 
 /* The calls a predicate gives, as "run:call_id" joined by spaces (in the

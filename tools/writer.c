@@ -1,0 +1,279 @@
+/*
+** writer.c -- an export's output written on its own thread (writer.h).
+**
+** A queue of jobs (a filled buffer, or a file to copy) between the
+** formatting thread and the writer thread, under one mutex: the writer
+** takes the oldest job, writes it with the lock released, and gives the
+** buffer back to the free list.  WRITER_NBUF buffers bound the memory and
+** how far formatting may run ahead.  After the first failed write the
+** writer drops what is queued (so the formatter never waits on a dead
+** output) and keeps the errno for writer_close's message.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fnt.h"
+#include "writer.h"
+
+#define WRITER_NBUF 4              /* buffers: 1 being filled, 3 queued */
+#define WRITER_NJOB 16             /* queued jobs (files to copy take none) */
+
+typedef struct writer_job {
+  char *buf;                       /* a buffer to write, or NULL: */
+  size_t n;
+  int fd;                          /* a file to copy */
+} writer_job;
+
+struct writer {
+  const char *cmd;
+  char *path;                      /* the output's name (NULL: stdout) */
+  char *tmp;                       /* its temporary name, or NULL */
+  int fd;
+  pthread_t thread;
+  int started;
+  pthread_mutex_t mu;
+  pthread_cond_t has_job, has_room;  /* a job queued; a job or buffer freed */
+  writer_job job[WRITER_NJOB];
+  size_t head, njob;
+  char *bufs[WRITER_NBUF];         /* every buffer, freed at the end */
+  char *free[WRITER_NBUF];
+  size_t nfree;
+  int closing;
+  int err;                         /* errno of the first failure; 0 none */
+};
+
+/* ------------------------------------------------------------ the writes */
+
+static int writeAll(int fd, const char *p, size_t n){
+  while( n>0 ){
+    ssize_t k = write(fd, p, n>(size_t)SSIZE_MAX ? (size_t)SSIZE_MAX : n);
+    if( k<0 && errno==EINTR ) continue;
+    if( k<0 ) return errno;
+    if( k==0 ) return EIO;         /* a write that takes nothing: no progress */
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* Copies file `in` into `out`: sendfile (in the kernel), or read and write
+** where sendfile does not apply (an O_APPEND output).  @return 0 or an
+** errno. */
+static int copyFile(int out, int in){
+  char buf[1<<16];
+  off_t off = 0;
+  for(;;){
+    ssize_t k = sendfile(out, in, &off, 1<<30);
+    if( k>0 ) continue;
+    if( k==0 ) return 0;
+    if( errno==EINTR ) continue;
+    if( errno!=EINVAL && errno!=ENOSYS ) return errno;
+    break;
+  }
+  for(;;){
+    ssize_t k = pread(in, buf, sizeof(buf), off);
+    int rc;
+    if( k<0 && errno==EINTR ) continue;
+    if( k<0 ) return errno;
+    if( k==0 ) return 0;
+    if( (rc = writeAll(out, buf, (size_t)k))!=0 ) return rc;
+    off += k;
+  }
+}
+
+static void *writerMain(void *arg){
+  writer *w = arg;
+  pthread_mutex_lock(&w->mu);
+  for(;;){
+    writer_job j;
+    int rc = 0;
+    while( w->njob==0 && !w->closing ) pthread_cond_wait(&w->has_job, &w->mu);
+    if( w->njob==0 ) break;
+    j = w->job[w->head];
+    pthread_mutex_unlock(&w->mu);
+    if( w->err==0 ){
+      rc = j.buf ? writeAll(w->fd, j.buf, j.n) : copyFile(w->fd, j.fd);
+    }
+    if( j.buf==0 ) close(j.fd);
+    pthread_mutex_lock(&w->mu);
+    if( rc && w->err==0 ) w->err = rc;
+    if( j.buf ) w->free[w->nfree++] = j.buf;
+    w->head = (w->head+1) % WRITER_NJOB;
+    w->njob--;
+    pthread_cond_signal(&w->has_room);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return 0;
+}
+
+/* Queues j, waiting for room (the lock held). */
+static void queueJob(writer *w, writer_job j){
+  while( w->njob==WRITER_NJOB ) pthread_cond_wait(&w->has_room, &w->mu);
+  w->job[(w->head+w->njob) % WRITER_NJOB] = j;
+  w->njob++;
+  pthread_cond_signal(&w->has_job);
+}
+
+/* ------------------------------------------------------------ the API */
+
+/* The path itself, truncated.  @return 0 or an errno. */
+static int openInPlace(writer *w){
+  w->fd = open(w->path, O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, 0666);
+  return w->fd<0 ? errno : 0;
+}
+
+/* Opens w->fd for w->path: a temporary file beside a regular file (or a
+** new name), the path itself for anything else -- or for a file that may
+** be written where no file may be made (a read-only folder), as before
+** there was a temporary file.  @return 0 or an errno. */
+static int openOutput(writer *w){
+  struct stat sb;
+  int exists = stat(w->path, &sb)==0;
+  char *real;
+  mode_t mask;
+  if( w->path[0]==0 ) return ENOENT;
+  if( exists && !S_ISREG(sb.st_mode) ) return openInPlace(w);
+  /* A symlink's target is what gets replaced, as writing through it would. */
+  if( exists && (real = realpath(w->path, 0))!=0 ){
+    free(w->path);
+    w->path = real;
+  }
+  if( asprintf(&w->tmp, "%s.fnt-XXXXXX", w->path)<0 ){ w->tmp = 0; return ENOMEM; }
+  w->fd = mkostemp(w->tmp, O_CLOEXEC);
+  if( w->fd<0 ){
+    int e = errno;
+    free(w->tmp);
+    w->tmp = 0;
+    return exists && (e==EACCES || e==EPERM || e==EROFS) ? openInPlace(w) : e;
+  }
+  /* mkstemp's 0600 would narrow what fopen(path, "w") gives: the old
+  ** file's mode, or 0666 less the umask for a new one. */
+  mask = umask(0);
+  umask(mask);
+  if( fchmod(w->fd, exists ? sb.st_mode & 07777 : 0666 & ~mask) ){
+    int e = errno;
+    close(w->fd);
+    w->fd = -1;
+    unlink(w->tmp);
+    return e;
+  }
+  return 0;
+}
+
+static void writerFree(writer *w){
+  int i;
+  for(i=0; i<WRITER_NBUF; i++) free(w->bufs[i]);
+  free(w->path);
+  free(w->tmp);
+  free(w);
+}
+
+writer *writer_open(const char *cmd, const char *path){
+  writer *w = calloc(1, sizeof(*w));
+  int i, rc = 0;
+  if( w==0 ){ cli_error(cmd, "out of memory"); return 0; }
+  w->cmd = cmd;
+  w->fd = -1;
+  for(i=0; i<WRITER_NBUF; i++){
+    if( (w->bufs[i] = malloc(WRITER_BUF))==0 ){ cli_error(cmd, "out of memory"); writerFree(w); return 0; }
+    w->free[w->nfree++] = w->bufs[i];
+  }
+  if( path==0 || strcmp(path, "-")==0 ){
+    w->fd = STDOUT_FILENO;
+  }else if( (w->path = strdup(path))==0 ){
+    rc = ENOMEM;
+  }else{
+    rc = openOutput(w);
+  }
+  if( rc ){
+    cli_error(cmd, "%s: cannot write: %s", path, strerror(rc));
+    writerFree(w);
+    return 0;
+  }
+  pthread_mutex_init(&w->mu, 0);
+  pthread_cond_init(&w->has_job, 0);
+  pthread_cond_init(&w->has_room, 0);
+  if( (rc = pthread_create(&w->thread, 0, writerMain, w))!=0 ){
+    cli_error(cmd, "%s: cannot start the writer thread: %s", w->path ? w->path : "stdout",
+              strerror(rc));
+    w->err = rc;
+    writer_close(w, 1);
+    return 0;
+  }
+  w->started = 1;
+  return w;
+}
+
+char *writer_buffer(writer *w){
+  char *b;
+  pthread_mutex_lock(&w->mu);
+  while( w->nfree==0 ) pthread_cond_wait(&w->has_room, &w->mu);
+  b = w->free[--w->nfree];
+  pthread_mutex_unlock(&w->mu);
+  return b;
+}
+
+char *writer_put(writer *w, char *buf, size_t n){
+  writer_job j;
+  if( n==0 ) return buf;
+  j.buf = buf;
+  j.n = n;
+  j.fd = -1;
+  pthread_mutex_lock(&w->mu);
+  queueJob(w, j);
+  pthread_mutex_unlock(&w->mu);
+  return writer_buffer(w);
+}
+
+void writer_copy_fd(writer *w, int fd){
+  writer_job j;
+  j.buf = 0;
+  j.n = 0;
+  j.fd = fd;
+  pthread_mutex_lock(&w->mu);
+  queueJob(w, j);
+  pthread_mutex_unlock(&w->mu);
+}
+
+int writer_failed(writer *w){
+  int e;
+  pthread_mutex_lock(&w->mu);
+  e = w->err;
+  pthread_mutex_unlock(&w->mu);
+  return e!=0;
+}
+
+int writer_close(writer *w, int status){
+  const char *name = w->path ? w->path : "stdout";
+  int err;
+  if( w->started ){
+    pthread_mutex_lock(&w->mu);
+    w->closing = 1;
+    pthread_cond_signal(&w->has_job);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, 0);
+  }
+  pthread_mutex_destroy(&w->mu);
+  pthread_cond_destroy(&w->has_job);
+  pthread_cond_destroy(&w->has_room);
+  err = w->err;
+  if( w->fd!=STDOUT_FILENO && w->fd>=0 && close(w->fd) && err==0 ) err = errno;
+  if( err && w->started ){
+    cli_error(w->cmd, "%s: write failed: %s", name, strerror(err));
+  }
+  if( err ) status = 1;
+  if( w->tmp && status==0 && rename(w->tmp, w->path) ){
+    cli_error(w->cmd, "%s: cannot rename %s to it: %s", name, w->tmp, strerror(errno));
+    status = 1;
+  }
+  if( w->tmp && status!=0 ) unlink(w->tmp);
+  writerFree(w);
+  return status;
+}
