@@ -150,6 +150,10 @@ const uint8_t *fnt_get_str_span(fnt_rd *r, size_t *len, int *isnull);
 size_t fnt_bp_size(size_t n, unsigned width);
 void fnt_bp_pack(uint8_t *out, const uint64_t *v, size_t n, unsigned width);
 void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width);
+/* Values [from, from+n) of the `total` packed at `in` into v[0..n): a
+** reader of a few rows starts mid-stream, without unpacking those before. */
+void fnt_bp_unpack_from(const uint8_t *in, size_t total, unsigned width,
+                        size_t from, uint64_t *v, size_t n);
 unsigned fnt_bits_needed(uint64_t maxv);
 
 uint64_t fnt_hash(const void *p, size_t n);   /* XXH3-64 */
