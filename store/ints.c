@@ -40,28 +40,26 @@ static inline int varintUnchecked(const uint8_t **pp, uint64_t *out){
   return 0;
 }
 
-/* The next varint of the cursor's bytes.  @return 0, or -1 when malformed. */
-static int varintNext(fnt_ints *c, uint64_t *out){
+/* The varint at *pp, before `end`.  @return 0, or -1 when malformed.
+** Loops keep the position in a local (through pp): written back to the
+** cursor each varint, it was read back as a stalled 16-byte load. */
+static inline int varintNext(const uint8_t **pp, const uint8_t *end, uint64_t *out){
   fnt_rd r;
-  if( c->end - c->p >= 10 ) return varintUnchecked(&c->p, out);
-  r.p = c->p; r.end = c->end; r.ok = 1;
+  if( end - *pp >= 10 ) return varintUnchecked(pp, out);
+  r.p = *pp; r.end = end; r.ok = 1;
   *out = fnt_get_varint(&r);
-  c->p = r.p;
+  *pp = r.p;
   return r.ok ? 0 : -1;
 }
 
-/* k varints into out[0..k), as fnt_get_varint reads them; the bound
-** checked once per varint only near the end (a column chunk is mostly
-** varints of one to three bytes). */
+/* k varints into out[0..k), as fnt_get_varint reads them. */
 static int getVarints(fnt_ints *c, size_t k, uint64_t *out){
-  size_t i = 0;
-  while( i<k && c->end - c->p >= 10 ){
-    if( varintUnchecked(&c->p, &out[i++]) ) return -1;
-  }
-  for(; i<k; i++){
-    if( varintNext(c, &out[i]) ) return -1;
-  }
-  return 0;
+  const uint8_t *p = c->p;
+  size_t i;
+  int rc = 0;
+  for(i=0; i<k && rc==0; i++) rc = varintNext(&p, c->end, &out[i]);
+  c->p = p;
+  return rc;
 }
 
 /* Moves past k varints: whole words while they hold fewer than k last
@@ -86,28 +84,31 @@ static int skipVarints(fnt_ints *c, size_t k){
 /* Moves past k zigzag deltas, adding them to c->prev: eight one-byte
 ** deltas (a depth's, a call_id's) at a time where they come in a row. */
 static int skipDeltaVarints(fnt_ints *c, size_t k){
-  uint64_t v = c->prev, x;
-  while( k>0 ){
-    if( k>=8 && c->end - c->p >= 8 ){
+  const uint8_t *p = c->p, *end = c->end;
+  uint64_t v = c->prev, x = 0;
+  int rc = 0;
+  while( k>0 && rc==0 ){
+    if( k>=8 && end - p >= 8 ){
       uint64_t w;
-      memcpy(&w, c->p, 8);
+      memcpy(&w, p, 8);
       if( (w & VARINT_LAST_BYTES)==0 ){
         int j;
         for(j=0; j<8; j++, w >>= 8){
           uint64_t b = w & 0xff;
           v += (b >> 1) ^ (uint64_t)-(int64_t)(b & 1);
         }
-        c->p += 8;
+        p += 8;
         k -= 8;
         continue;
       }
     }
-    if( varintNext(c, &x) ) return -1;
+    rc = varintNext(&p, end, &x);
     v += (uint64_t)fnt_unzigzag(x);
     k--;
   }
+  c->p = p;
   c->prev = v;
-  return 0;
+  return rc;
 }
 
 int fnt_ints_init(fnt_ints *c, int encoding, const uint8_t *p, size_t len,
