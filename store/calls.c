@@ -234,6 +234,12 @@ int fnt_calls_rows_decode_range(fnt_store *st, const fnt_segment *seg,
   if( rc ) return rc;
   if( to>n ) to = n;
   if( from>=to ) return FNT_OK;            /* no chunk to read */
+  if( cols & FNT_CR_DEPTH ){
+    /* A row group holds one depth (FORMAT.md), its footer's: no chunk to
+    ** read, decompress and sum up to row `from`. */
+    for(i=from; i<to; i++) g->dep[i] = (uint64_t)seg->crgs[rg].depth;
+    cols &= ~(unsigned)FNT_CR_DEPTH;
+  }
   for(k=0; k<9; k++){
     const fnt_seg_col *col;
     uint64_t limit = k==0 ? seg->nthreads : k==7 ? seg->nfuncs : k==8 ? 16 : UINT64_MAX;
