@@ -206,6 +206,12 @@ struct fnt_store {
   size_t n_segments, segment_bytes;  /* and their footers' size */
   int checking_missing;              /* in fnt_listed_file_missing() */
   void *zdctx;                       /* codec.c: a zstd context, reused */
+  /* segment_read.c: the stored bytes of the calls row group read last
+  ** (segment serial, row group, file offset), and the serial the next
+  ** segment opened gets (0 is none). */
+  fnt_buf group;
+  uint64_t group_serial, group_offset, segment_serial;
+  uint32_t group_rg;
   int threads;                       /* filing may use a worker thread */
 };
 /* dir/rel into a fresh allocation. */

@@ -145,6 +145,7 @@ typedef struct fnt_segment {
   char *full_path;       /* for messages */
   int fd;
   int refs;
+  uint64_t serial;       /* this handle's number for it, never reused */
   size_t bytes;          /* about what the parsed footer holds in memory */
   uint8_t table;
   uint64_t nrows;

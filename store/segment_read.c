@@ -2,10 +2,11 @@
 ** segment_read.c -- reading segment files back.
 **
 ** Opening a segment reads only its trailer and footer (checksummed); row
-** groups are read one column chunk at a time, each verified against its
-** checksum before it is decompressed, so a query for one window of a run
-** touches a few kilobytes.  Parsed footers are cached per handle (segments
-** are immutable, so a cached footer is never stale).
+** groups are read one column chunk at a time (a calls row group's chunks,
+** a few kilobytes, with one read), each verified against its checksum
+** before it is decompressed, so a query for one window of a run touches a
+** few kilobytes.  Parsed footers are cached per handle (segments are
+** immutable, so a cached footer is never stale).
 */
 #include <errno.h>
 #include <string.h>
@@ -294,6 +295,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   if( s==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   s->fd = -1;
   s->refs = 1;
+  s->serial = ++st->segment_serial;
   s->aggs_only = aggsOnly;
   s->path = fnt_strdup(path);
   s->full_path = fnt_path_join(st, path);
@@ -482,6 +484,8 @@ void fnt_segment_cache_free(fnt_store *st){
   st->segments = 0;
   st->n_segments = 0;
   st->segment_bytes = 0;
+  fnt_buf_free(&st->group);
+  st->group_serial = 0;
 }
 
 const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
@@ -504,21 +508,61 @@ static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                  (unsigned)rg, field, why);
 }
 
+/* The stored bytes of chunk c of row group rg of a calls segment, from
+** the group's bytes read with one pread: a calls window or instant reads
+** most chunks of each group it decodes, and writers put a group's chunks
+** one after another.  NULL when they do not lie so (or the read fails:
+** the caller reads the chunk alone, and tells its error). */
+static const uint8_t *groupChunk(fnt_store *st, const fnt_segment *s,
+                                 uint32_t rg, const fnt_seg_chunk *c){
+  fnt_buf *b = &st->group;
+  if( s->table!=FNT_TABLE_CALLS ) return 0;
+  if( st->group_serial!=s->serial || st->group_rg!=rg ){
+    const fnt_seg_chunk *k = s->rgs[rg].chunks;
+    uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+    uint32_t i;
+    for(i=0; i<s->nchunk_cols; i++){
+      if( k[i].offset<lo ) lo = k[i].offset;
+      if( k[i].offset + k[i].stored_len>hi ) hi = k[i].offset + k[i].stored_len;
+      sum += k[i].stored_len;
+    }
+    st->group_serial = 0;
+    b->len = 0;
+    if( hi-lo!=sum ) return 0;
+    if( fnt_buf_reserve(b, (size_t)sum) ){
+      fnt_buf_free(b);                 /* no memory now; may have later */
+      return 0;
+    }
+    if( fnt_io_pread(s->fd, b->data, (size_t)sum, lo) ) return 0;
+    b->len = (size_t)sum;
+    st->group_serial = s->serial;
+    st->group_rg = rg;
+    st->group_offset = lo;
+  }
+  if( c->offset<st->group_offset
+   || c->offset + c->stored_len>st->group_offset + b->len ) return 0;
+  return b->data + (c->offset - st->group_offset);
+}
+
 static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
                      int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw){
+  const uint8_t *stored = rg>=0 ? groupChunk(st, s, (uint32_t)rg, c) : 0;
   scratch->len = 0;
   raw->len = 0;
-  if( fnt_buf_reserve(scratch, (size_t)c->stored_len)
+  if( (stored==0 && fnt_buf_reserve(scratch, (size_t)c->stored_len))
    || fnt_buf_reserve(raw, (size_t)c->raw_len + 16) ){
     return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
   }
-  if( fnt_io_pread(s->fd, scratch->data, (size_t)c->stored_len, c->offset) ){
-    return chunkErr(st, s, rg, field, "cannot read column chunk (truncated?)");
+  if( stored==0 ){
+    if( fnt_io_pread(s->fd, scratch->data, (size_t)c->stored_len, c->offset) ){
+      return chunkErr(st, s, rg, field, "cannot read column chunk (truncated?)");
+    }
+    stored = scratch->data;
   }
-  if( fnt_hash(scratch->data, (size_t)c->stored_len)!=c->checksum ){
+  if( fnt_hash(stored, (size_t)c->stored_len)!=c->checksum ){
     return chunkErr(st, s, rg, field, "column chunk checksum mismatch");
   }
-  if( fnt_block_decompress(&st->zdctx, c->codec, scratch->data, (size_t)c->stored_len,
+  if( fnt_block_decompress(&st->zdctx, c->codec, stored, (size_t)c->stored_len,
                            raw->data, (size_t)c->raw_len) ){
     return chunkErr(st, s, rg, field, "column chunk does not decompress");
   }
