@@ -297,7 +297,8 @@ int fnt_calls_rows_window(fnt_store *st, const fnt_segment *seg, uint32_t rg,
     return rowsMalformed(st, seg, rg, ROWS_START);
   }
   /* start_ns 64 rows at a time, up to the first row that starts after t1;
-  ** rows out of order (which no writer makes) leave the group whole. */
+  ** a group whose starts seen so far go back (no writer makes one) is
+  ** read whole. */
   while( hi<n ){
     size_t m = n-hi<64 ? n-hi : 64;
     if( fnt_ints_read(&c, m, g->sta+hi) ) return rowsMalformed(st, seg, rg, ROWS_START);
