@@ -189,6 +189,11 @@ uint64_t fnt_hash(const void *p, size_t n){
   return XXH3_64bits(p, n);
 }
 
+int fnt_cmp_u64(const void *a, const void *b){
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x<y ? -1 : x>y;
+}
+
 void fnt_hash128(const void *p, size_t n, uint64_t out[2]){
   XXH128_hash_t h = XXH3_128bits(p, n);
   out[0] = h.low64;

@@ -158,6 +158,7 @@ unsigned fnt_bits_needed(uint64_t maxv);
 
 uint64_t fnt_hash(const void *p, size_t n);   /* XXH3-64 */
 void fnt_hash128(const void *p, size_t n, uint64_t out[2]);   /* XXH3-128 */
+int fnt_cmp_u64(const void *a, const void *b);   /* qsort/bsearch of uint64_t */
 
 /* Column-chunk codecs.  fnt_block_compress appends `raw` to `out`, zstd
 ** compressed when that is smaller, and returns the codec used (or -1 on no
