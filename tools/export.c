@@ -241,27 +241,46 @@ static const char digits2[] =
   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
   "8081828384858687888990919293949596979899";
 
-/* Writes v in decimal at p, two digits at a time from its last, the count
-** of digits from its bit length.  @return the end. */
+/* Decimal printing, two digits at a time from digits2.  A number below
+** 10^8 is split into pairs by 32-bit divisions by constants (a multiply
+** each), the pairs of 8 digits independent of one another; a larger one is
+** first cut into 8-digit chunks. */
+static void putPair(char *p, uint32_t v){ memcpy(p, digits2+2*v, 2); }
+/* v < 10^4 as exactly 4 digits. */
+static void put4(char *p, uint32_t v){ putPair(p, v/100); putPair(p+2, v%100); }
+/* v < 10^8 as exactly 8 digits. */
+static void put8(char *p, uint32_t v){ put4(p, v/10000); put4(p+4, v%10000); }
+/* v < 100 as 1 or 2 digits.  @return the end. */
+static char *putUpTo2(char *p, uint32_t v){
+  if( v<10 ){ *p = (char)('0'+v); return p+1; }
+  putPair(p, v);
+  return p+2;
+}
+/* v < 10^8 without leading zeros.  @return the end. */
+static char *putU32(char *p, uint32_t v){
+  if( v<100 ) return putUpTo2(p, v);
+  if( v<10000 ){ p = putUpTo2(p, v/100); putPair(p, v%100); return p+2; }
+  if( v<1000000 ){ p = putUpTo2(p, v/10000); put4(p, v%10000); return p+4; }
+  p = putUpTo2(p, v/1000000);
+  v %= 1000000;
+  putPair(p, v/10000);
+  put4(p+2, v%10000);
+  return p+6;
+}
+/* v in decimal at p.  @return the end. */
 static char *putU64(char *p, uint64_t v){
-  static const uint64_t pow10[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-    1000000000000ull, 10000000000000ull, 100000000000000ull,
-    1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-    1000000000000000000ull, 10000000000000000000ull };
-  unsigned t = (unsigned)(64-__builtin_clzll(v|1))*1233 >> 12;   /* ~ bits*log10(2) */
-  unsigned n = t + (v>=pow10[t]) + (v==0);
-  char *e = p+n;
-  while( v>=100 ){
-    unsigned d = (unsigned)(v%100)*2;
-    v /= 100;
-    *--e = digits2[d+1];
-    *--e = digits2[d];
+  uint64_t hi;
+  if( v<100000000 ) return putU32(p, (uint32_t)v);
+  hi = v/100000000;
+  if( hi<100000000 ){
+    p = putU32(p, (uint32_t)hi);
+  }else{                                         /* 17 to 20 digits */
+    p = putU32(p, (uint32_t)(hi/100000000));
+    put8(p, (uint32_t)(hi%100000000));
+    p += 8;
   }
-  if( v>=10 ){ e[-1] = digits2[v*2+1]; e[-2] = digits2[v*2]; }
-  else e[-1] = (char)('0'+v);
-  return p+n;
+  put8(p, (uint32_t)(v%100000000));
+  return p+8;
 }
 static char *putInt(char *p, int64_t v){
   if( v<0 ){ *p++ = '-'; return putU64(p, (uint64_t)0-(uint64_t)v); }
@@ -667,6 +686,7 @@ static int ssTake(ss_slice *sl, const fnt_call_block *b, const cli_export *o,
   return FNT_OK;
 }
 
+#define SS_AHEAD 16               /* calls prefetched ahead of the one written */
 #define SS_RADIX 11               /* bits a pass of the radix sort */
 
 /* Orders the slice's calls by (thread, start, call_id) into sl->key: the
@@ -707,13 +727,17 @@ static int ssSort(ss_slice *sl, uint32_t ng){
   }
   sl->key = key;
   sl->ktmp = tmp;
-  for(i=0; i<sl->n; i++) key[i] &= imask;
+  /* Only calls of equal (thread, start), equal keys above the index, can
+  ** be out of order: the others are not looked at (sl->v read at random
+  ** costs a cache miss a call). */
   for(i=1; i<sl->n; i++){
     uint64_t k = key[i];
-    if( cmpSsCall(&sl->v[key[i-1]], &sl->v[k])<=0 ) continue;
-    for(j=i; j>0 && cmpSsCall(&sl->v[k], &sl->v[key[j-1]])<0; j--) key[j] = key[j-1];
+    if( (key[i-1]^k)>imask || cmpSsCall(&sl->v[key[i-1]&imask], &sl->v[k&imask])<=0 ) continue;
+    for(j=i; j>0 && (key[j-1]^k)<=imask
+             && cmpSsCall(&sl->v[k&imask], &sl->v[key[j-1]&imask])<0; j--) key[j] = key[j-1];
     key[j] = k;
   }
+  for(i=0; i<sl->n; i++) key[i] &= imask;
   return FNT_OK;
 }
 
@@ -758,6 +782,8 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
     rc = ssSort(&sl, (uint32_t)ng);
     for(i=0; i<sl.n && rc==FNT_OK; i++){
       const ss_call *c = &sl.v[sl.key[i]];
+      /* The calls in sorted order lie anywhere in sl.v: fetched ahead. */
+      if( i+SS_AHEAD<sl.n ) __builtin_prefetch(&sl.v[sl.key[i+SS_AHEAD]]);
       rc = ssCall(&th[c->thread], c);
     }
     *ncalls += sl.n;
