@@ -681,8 +681,12 @@ static int ssCall(ss_thread *t, const ss_call *c){
   return FNT_OK;
 }
 
-/* The calls of one slice of a group of threads, and the frames of the
-** functions of the blocks being read. */
+#define SS_TCACHE 64               /* threads whose place in the group is kept */
+
+/* The calls of one slice of a group of threads, the frames of the
+** functions of the blocks being read, and where threads lie in the group
+** (a block's rows change thread at nearly every row: the run's rows go by
+** depth and start). */
 typedef struct ss_slice {
   ss_call *v;
   uint64_t *key, *ktmp;            /* the order (ssSort) */
@@ -691,6 +695,8 @@ typedef struct ss_slice {
   uint32_t *frame;                 /* per function of the block: frame+1 */
   size_t nframe;
   uint64_t version;                /* the block's fn_version it is for */
+  int64_t tthread[SS_TCACHE];      /* a thread (-1: none), by its low bits, */
+  size_t tix[SS_TCACHE];           /* and its index in ts (g1: not the group's) */
 } ss_slice;
 
 /* The calls of block b that the slice starting at `a` gives for threads
@@ -723,13 +729,18 @@ static int ssTake(ss_slice *sl, const fnt_call_block *b, const cli_export *o,
     /* A call that started in an earlier slice was given there. */
     if( (start<a && a>lo) || !inWindow(o, start, end) ) continue;
     if( b->thread[i]!=lastThread ){
-      size_t l = g0, h = g1;
+      size_t l = g0, h = g1, s;
       lastThread = b->thread[i];
-      while( l<h ){
-        size_t mid = (l+h)/2;
-        if( ts[mid]<(uint64_t)lastThread ) l = mid+1; else h = mid;
+      s = (size_t)lastThread & (SS_TCACHE-1);
+      if( sl->tthread[s]!=lastThread ){
+        while( l<h ){
+          size_t mid = (l+h)/2;
+          if( ts[mid]<(uint64_t)lastThread ) l = mid+1; else h = mid;
+        }
+        sl->tthread[s] = lastThread;
+        sl->tix[s] = l<g1 && ts[l]==(uint64_t)lastThread ? l : g1;
       }
-      ix = l<g1 && ts[l]==(uint64_t)lastThread ? l : g1;
+      ix = sl->tix[s];
     }
     if( ix==g1 ) continue;                      /* another group's */
     if( sl->frame[fn]==0 ){
@@ -819,6 +830,7 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
   int64_t a;
   int rc = FNT_OK;
   memset(&sl, 0, sizeof(sl));
+  for(i=0; i<SS_TCACHE; i++) sl.tthread[i] = -1;
   if( th==0 ) return FNT_E_NOMEM;
   for(i=0; i<ng && rc==FNT_OK; i++){
     th[i].first = lo;
