@@ -190,42 +190,130 @@ int fnt_calls_rows_alloc(fnt_calls_rows *g){
   return FNT_OK;
 }
 
-int fnt_calls_rows_decode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
-                          unsigned cols, fnt_buf *scratch, fnt_buf *raw,
-                          fnt_calls_rows *g){
-  static const uint32_t fields[9] = {4, 5, 6, 7, 8, 10, 11, 12, 15};
+static const uint32_t rowsFields[9] = {4, 5, 6, 7, 8, 10, 11, 12, 15};
+#define ROWS_START 4                 /* start_ns's place in rowsFields */
+
+/* The rows of row group rg, or an error when above what the arrays hold. */
+static int rowsCount(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                     size_t *n){
+  *n = (size_t)seg->rgs[rg].nrows;
+  if( *n>FNT_CALLS_RG_ROWS ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u holds %zu calls, above "
+                   "the %d a calls row group may", seg->full_path, rg, *n, FNT_CALLS_RG_ROWS);
+  }
+  return FNT_OK;
+}
+
+/* Reads the chunk of column k (rowsFields) of row group rg into raw. */
+static int rowsChunk(fnt_store *st, const fnt_segment *seg, uint32_t rg, int k,
+                     fnt_buf *scratch, fnt_buf *raw, const fnt_seg_col **out){
+  const fnt_seg_col *col = fnt_segment_col(seg, rowsFields[k]);
+  *out = col;
+  if( col==0 || col->chunk_index<0 ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: calls segment without field %u",
+                   seg->full_path, rowsFields[k]);
+  }
+  return fnt_segment_read_chunk(st, seg, rg, col, scratch, raw);
+}
+
+static int rowsMalformed(fnt_store *st, const fnt_segment *seg, uint32_t rg, int k){
+  return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: malformed "
+                 "column chunk", seg->full_path, rg, rowsFields[k]);
+}
+
+int fnt_calls_rows_decode_range(fnt_store *st, const fnt_segment *seg,
+                                uint32_t rg, unsigned cols, size_t from,
+                                size_t to, fnt_buf *scratch, fnt_buf *raw,
+                                fnt_calls_rows *g){
   uint64_t *dst[9];
-  size_t n = (size_t)seg->rgs[rg].nrows, i;
+  size_t n, i;
   int k, rc;
   dst[0] = g->thr; dst[1] = g->cid; dst[2] = g->par; dst[3] = g->dep;
   dst[4] = g->sta; dst[5] = g->dur; dst[6] = g->slf; dst[7] = g->fn; dst[8] = g->flg;
-  if( n>FNT_CALLS_RG_ROWS ){
-    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u holds %zu calls, above "
-                   "the %d a calls row group may", seg->full_path, rg, n, FNT_CALLS_RG_ROWS);
+  rc = rowsCount(st, seg, rg, &n);
+  if( rc ) return rc;
+  if( to>n ) to = n;
+  if( from>=to ) return FNT_OK;            /* no chunk to read */
+  if( cols & FNT_CR_DEPTH ){
+    /* A row group holds one depth (FORMAT.md), its footer's: no chunk to
+    ** read, decompress and sum up to row `from`. */
+    for(i=from; i<to; i++) g->dep[i] = (uint64_t)seg->crgs[rg].depth;
+    cols &= ~(unsigned)FNT_CR_DEPTH;
   }
   for(k=0; k<9; k++){
-    const fnt_seg_col *col = fnt_segment_col(seg, fields[k]);
-    if( (cols & 1u<<k)==0 ) continue;
+    const fnt_seg_col *col;
     uint64_t limit = k==0 ? seg->nthreads : k==7 ? seg->nfuncs : k==8 ? 16 : UINT64_MAX;
-    if( col==0 || col->chunk_index<0 ){
-      return fnt_err(st, FNT_E_CORRUPT, "%s: calls segment without field %u",
-                     seg->full_path, fields[k]);
-    }
-    rc = fnt_segment_read_chunk(st, seg, rg, col, scratch, raw);
+    if( (cols & 1u<<k)==0 ) continue;
+    rc = rowsChunk(st, seg, rg, k, scratch, raw, &col);
     if( rc ) return rc;
-    if( fnt_decode_ints(col->encoding, raw->data, raw->len, n, limit, dst[k]) ){
-      return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: malformed "
-                     "column chunk", seg->full_path, rg, fields[k]);
+    if( fnt_decode_ints_range(col->encoding, raw->data, raw->len, n, limit,
+                              from, to, dst[k]) ){
+      return rowsMalformed(st, seg, rg, k);
     }
   }
-  for(i=0; i<n; i++){
+  for(i=from; i<to; i++){
     if( cols & FNT_CR_DUR ) g->dur[i] = (uint64_t)fnt_unzigzag(g->dur[i]);
     /* stored: the time in children, dur - self */
     if( cols & FNT_CR_SELF ) g->slf[i] = g->dur[i] - (uint64_t)fnt_unzigzag(g->slf[i]);
     if( (cols & FNT_CR_FLAGS) && (g->flg[i] & 3)>FNT_ENDED_OPEN ) g->flg[i] = FNT_ENDED_OPEN;
   }
-  g->n = n;
   return FNT_OK;
+}
+
+int fnt_calls_rows_decode(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                          unsigned cols, fnt_buf *scratch, fnt_buf *raw,
+                          fnt_calls_rows *g){
+  int rc = fnt_calls_rows_decode_range(st, seg, rg, cols, 0, FNT_CALLS_RG_ROWS,
+                                       scratch, raw, g);
+  if( rc==FNT_OK ) g->n = (size_t)seg->rgs[rg].nrows;
+  return rc;
+}
+
+/* The first of rows [0, n) whose start is at or after t (starts ascending). */
+static size_t firstStartFrom(const uint64_t *sta, size_t n, int64_t t){
+  size_t a = 0, b = n;
+  while( a<b ){
+    size_t m = a + (b-a)/2;
+    if( (int64_t)sta[m]<t ) a = m+1; else b = m;
+  }
+  return a;
+}
+
+int fnt_calls_rows_window(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                          unsigned cols, int64_t t0, int64_t t1,
+                          fnt_buf *scratch, fnt_buf *raw, fnt_calls_rows *g,
+                          size_t *lo){
+  const fnt_seg_col *col;
+  fnt_ints c;
+  int64_t durMax = seg->crgs[rg].dur_max>0 ? seg->crgs[rg].dur_max : 0;
+  size_t n, hi = 0, i;
+  int sorted = 1, rc;
+  *lo = 0;
+  g->n = 0;
+  rc = rowsCount(st, seg, rg, &n);
+  if( rc==FNT_OK ) rc = rowsChunk(st, seg, rg, ROWS_START, scratch, raw, &col);
+  if( rc ) return rc;
+  if( fnt_ints_init(&c, col->encoding, raw->data, raw->len, n, UINT64_MAX) ){
+    return rowsMalformed(st, seg, rg, ROWS_START);
+  }
+  /* start_ns 64 rows at a time, up to the first row that starts after t1;
+  ** a group whose starts seen so far go back (no writer makes one) is
+  ** read whole. */
+  while( hi<n ){
+    size_t m = n-hi<64 ? n-hi : 64;
+    if( fnt_ints_read(&c, m, g->sta+hi) ) return rowsMalformed(st, seg, rg, ROWS_START);
+    for(i=hi ? hi : 1; i<hi+m; i++) sorted &= (int64_t)g->sta[i-1]<=(int64_t)g->sta[i];
+    hi += m;
+    if( sorted && (int64_t)g->sta[hi-1]>t1 ) break;
+  }
+  if( fnt_ints_finish(&c) ) return rowsMalformed(st, seg, rg, ROWS_START);
+  if( sorted ){
+    hi = t1==INT64_MAX ? hi : firstStartFrom(g->sta, hi, t1+1);
+    *lo = firstStartFrom(g->sta, hi, t0<INT64_MIN+durMax ? INT64_MIN : t0-durMax);
+  }
+  g->n = hi;
+  return fnt_calls_rows_decode_range(st, seg, rg, cols & ~FNT_CR_START, *lo, hi,
+                                     scratch, raw, g);
 }
 
 static int cmpThreadDepth(const void *a, const void *b){
@@ -666,9 +754,11 @@ static int runStart(fnt_calls *sc){
 }
 
 /* Decodes the current run's next row group that may match into sc->g,
-** opening the run's files in turn: the predicate's columns, then `cols`
-** (the others wanted) only when a row matches (a window or an instant
-** reads a few rows of each group); sc->row is the first match, or g.n.
+** opening the run's files in turn: the predicate's columns for the rows
+** whose start may overlap its window, then `cols` (the others wanted) for
+** the rows from the first match to the last (a window or an instant reads
+** a few rows of each group); sc->row is the first match, g.n the row after
+** the last.
 ** @return 1 a row group, 0 the run's files are done, < 0 an error. */
 static int rgNext(fnt_calls *sc, unsigned cols){
   int rc;
@@ -679,20 +769,22 @@ static int rgNext(fnt_calls *sc, unsigned cols){
         sc->stats.row_groups_skipped++;
       }
       if( sc->rg<sc->cur->seg->nrg ){
-        size_t i;
-        rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg++, sc->filter_cols,
-                                   &sc->scratch, &sc->raw, &sc->g);
+        size_t lo, i, j;
+        rc = fnt_calls_rows_window(sc->st, sc->cur->seg, sc->rg++, sc->filter_cols,
+                                   sc->p.t0, sc->p.t1, &sc->scratch, &sc->raw,
+                                   &sc->g, &lo);
         if( rc ) return rc;
         sc->stats.row_groups_read++;
-        for(i=0; i<sc->g.n && !rowMatches(sc, sc->cur, i); i++){}
-        sc->stats.rows_decoded += i;
+        /* The rows from the first match to the last are read on. */
+        for(i=lo; i<sc->g.n && !rowMatches(sc, sc->cur, i); i++){}
+        for(j=sc->g.n; j>i && !rowMatches(sc, sc->cur, j-1); j--){}
+        sc->stats.rows_decoded += (i - lo) + (sc->g.n - j);
         sc->row = i;
-        if( i<sc->g.n ){
-          rc = fnt_calls_rows_decode(sc->st, sc->cur->seg, sc->rg-1,
-                                     cols & ~sc->filter_cols,
-                                     &sc->scratch, &sc->raw, &sc->g);
-          if( rc ) return rc;
-        }
+        sc->g.n = j;
+        rc = fnt_calls_rows_decode_range(sc->st, sc->cur->seg, sc->rg-1,
+                                         cols & ~sc->filter_cols, i, j,
+                                         &sc->scratch, &sc->raw, &sc->g);
+        if( rc ) return rc;
         return 1;
       }
       /* An unordered scan needs a file no longer once it is read. */

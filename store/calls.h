@@ -172,6 +172,22 @@ int fnt_calls_rows_alloc(fnt_calls_rows *g);   /* FNT_OK or FNT_E_NOMEM */
 int fnt_calls_rows_decode(fnt_store *st, const struct fnt_segment *seg,
                           uint32_t rg, unsigned cols, fnt_buf *scratch,
                           fnt_buf *raw, fnt_calls_rows *g);
+/* The same for rows [from, to) only, into the arrays' rows [from, to):
+** the rows before are skipped as cheaply as each encoding lets them be;
+** g->n is left as it was. */
+int fnt_calls_rows_decode_range(fnt_store *st, const struct fnt_segment *seg,
+                                uint32_t rg, unsigned cols, size_t from,
+                                size_t to, fnt_buf *scratch, fnt_buf *raw,
+                                fnt_calls_rows *g);
+/* The rows of row group rg that may overlap [t0, t1]: a group's rows come
+** by start_ns, and none lasts longer than its dur_max (FORMAT.md, "Calls
+** segments"), so they are rows [*lo, g->n), those that start in
+** [t0 - dur_max, t1].  start_ns is decoded for rows [0, g->n), the other
+** `cols` for rows [*lo, g->n) only. */
+int fnt_calls_rows_window(fnt_store *st, const struct fnt_segment *seg,
+                          uint32_t rg, unsigned cols, int64_t t0, int64_t t1,
+                          fnt_buf *scratch, fnt_buf *raw, fnt_calls_rows *g,
+                          size_t *lo);
 
 /* ---- calls.c: the calls of one run as the scan sees them. */
 typedef struct fnt_run_calls {

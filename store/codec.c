@@ -140,19 +140,25 @@ void fnt_bp_pack(uint8_t *out, const uint64_t *v, size_t n, unsigned width){
 }
 
 void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width){
+  fnt_bp_unpack_from(in, n, width, 0, v, n);
+}
+
+void fnt_bp_unpack_from(const uint8_t *in, size_t total, unsigned width,
+                        size_t from, uint64_t *v, size_t n){
   size_t i = 0;
-  uint64_t bitpos = 0;
+  uint64_t bitpos = (uint64_t)from * width;
   uint64_t mask = width==64 ? ~UINT64_C(0) : ((UINT64_C(1)<<width)-1);
-  size_t total = fnt_bp_size(n, width);
+  size_t bytes = fnt_bp_size(total, width);
   if( width==0 ){
     memset(v, 0, n*sizeof(*v));
     return;
   }
-  if( width<=56 && total>=8 ){
+  if( width<=56 && bytes>=8 ){
     /* The hot loop: one unaligned 8-byte load per value holds all of it
     ** (shift <= 7, width <= 56), as long as 8 bytes remain; the last few
     ** values go through the careful loop below. */
-    size_t nFast = ((total - 8)*8)/width + 1;   /* values starting <= total-8 */
+    size_t nFast = ((bytes - 8)*8)/width + 1;   /* values starting <= bytes-8 */
+    nFast = nFast>from ? nFast - from : 0;
     if( nFast>n ) nFast = n;
     for(; i<nFast; i++, bitpos += width){
       uint64_t lo;
@@ -164,7 +170,7 @@ void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width){
     size_t byte = (size_t)(bitpos >> 3);
     unsigned shift = (unsigned)(bitpos & 7);
     uint64_t lo = 0, x;
-    size_t avail = total - byte;
+    size_t avail = bytes - byte;
     if( avail>=8 ){
       memcpy(&lo, in+byte, 8);
     }else{
@@ -181,6 +187,11 @@ void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width){
 
 uint64_t fnt_hash(const void *p, size_t n){
   return XXH3_64bits(p, n);
+}
+
+int fnt_cmp_u64(const void *a, const void *b){
+  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
+  return x<y ? -1 : x>y;
 }
 
 void fnt_hash128(const void *p, size_t n, uint64_t out[2]){

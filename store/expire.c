@@ -85,14 +85,9 @@ static int liveAdd(live_set *s, const char *p){
   return FNT_OK;
 }
 
-static int cmpU64(const void *a, const void *b){
-  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-  return x<y ? -1 : x>y;
-}
-
 static int liveHas(const live_set *s, const char *p){
   uint64_t h = fnt_hash(p, strlen(p));
-  return bsearch(&h, s->h, s->n, sizeof(uint64_t), cmpU64)!=0;
+  return bsearch(&h, s->h, s->n, sizeof(uint64_t), fnt_cmp_u64)!=0;
 }
 
 /* 1 when catalog c lists `path`. */
@@ -226,7 +221,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   rc = fnt_snapshot_newest_id(st, &newest);
   if( rc==FNT_OK ) rc = fnt_catalog_ids(st, &ids, &n);
   if( rc ) goto done;
-  qsort(ids, n, sizeof(uint64_t), cmpU64);
+  qsort(ids, n, sizeof(uint64_t), fnt_cmp_u64);
 
   /* 1. The snapshots to expire: the oldest, committed before the window,
   ** never the newest. */
@@ -250,7 +245,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   fnt_free(ids);
   ids = 0;
   rc = fnt_catalog_ids(st, &ids, &n);
-  if( rc==FNT_OK ) qsort(ids, n, sizeof(uint64_t), cmpU64);
+  if( rc==FNT_OK ) qsort(ids, n, sizeof(uint64_t), fnt_cmp_u64);
   memset(&prev, 0, sizeof(prev));
   for(i=0; rc==FNT_OK && i<n; i++){
     if( ids[i]<=lastExpired ) continue;
@@ -264,7 +259,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
     rc = markLive(st, &mans, &live);
   }
   if( rc ) goto done;
-  qsort(live.h, live.n, sizeof(uint64_t), cmpU64);
+  qsort(live.h, live.n, sizeof(uint64_t), fnt_cmp_u64);
 
   /* 3. Expire them: readers refuse ids up to the floor from now on (only
   ** ever raised: an expirer before us may have gone further); then

@@ -434,11 +434,6 @@ typedef struct sym_rank { const char *z; uint32_t id; } sym_rank;
 static int cmpSymRank(const void *a, const void *b){
   return strcmp(((const sym_rank*)a)->z, ((const sym_rank*)b)->z);
 }
-static int cmpU64(const void *a, const void *b){
-  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-  return x<y ? -1 : x>y;
-}
-
 /* The nodes with calls in the order of their stack text, or nearly: depth
 ** first, a node before its children and siblings by symbol (strcmp).  That
 ** is strcmp's order of the texts unless a symbol is a prefix of a
@@ -478,7 +473,7 @@ static uint32_t *stackOrder(const flame_build *b, size_t *n, int *plain){
   memcpy(pos, start, ((size_t)nn+2)*sizeof(size_t));
   for(k=0; k<nn; k++) kids[pos[node[k].parent]++] = (uint64_t)rank[node[k].fn]<<32 | k;
   for(i=0; i<=(size_t)nn; i++){
-    if( start[i+1]-start[i]>1 ) qsort(kids+start[i], start[i+1]-start[i], sizeof(uint64_t), cmpU64);
+    if( start[i+1]-start[i]>1 ) qsort(kids+start[i], start[i+1]-start[i], sizeof(uint64_t), fnt_cmp_u64);
   }
   /* Depth first, from the depth-0 nodes. */
   capsp = 64;

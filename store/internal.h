@@ -150,10 +150,15 @@ const uint8_t *fnt_get_str_span(fnt_rd *r, size_t *len, int *isnull);
 size_t fnt_bp_size(size_t n, unsigned width);
 void fnt_bp_pack(uint8_t *out, const uint64_t *v, size_t n, unsigned width);
 void fnt_bp_unpack(const uint8_t *in, uint64_t *v, size_t n, unsigned width);
+/* Values [from, from+n) of the `total` packed at `in` into v[0..n): a
+** reader of a few rows starts mid-stream, without unpacking those before. */
+void fnt_bp_unpack_from(const uint8_t *in, size_t total, unsigned width,
+                        size_t from, uint64_t *v, size_t n);
 unsigned fnt_bits_needed(uint64_t maxv);
 
 uint64_t fnt_hash(const void *p, size_t n);   /* XXH3-64 */
 void fnt_hash128(const void *p, size_t n, uint64_t out[2]);   /* XXH3-128 */
+int fnt_cmp_u64(const void *a, const void *b);   /* qsort/bsearch of uint64_t */
 
 /* Column-chunk codecs.  fnt_block_compress appends `raw` to `out`, zstd
 ** compressed when that is smaller, and returns the codec used (or -1 on no
@@ -202,6 +207,12 @@ struct fnt_store {
   size_t n_segments, segment_bytes;  /* and their footers' size */
   int checking_missing;              /* in fnt_listed_file_missing() */
   void *zdctx;                       /* codec.c: a zstd context, reused */
+  /* segment_read.c: the stored bytes of the calls row group read last
+  ** (segment serial, row group, file offset), and the serial the next
+  ** segment opened gets (0 is none). */
+  fnt_buf group;
+  uint64_t group_serial, group_offset, segment_serial;
+  uint32_t group_rg;
   int threads;                       /* filing may use a worker thread */
 };
 /* dir/rel into a fresh allocation. */

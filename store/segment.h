@@ -145,6 +145,7 @@ typedef struct fnt_segment {
   char *full_path;       /* for messages */
   int fd;
   int refs;
+  uint64_t serial;       /* this handle's number for it, never reused */
   size_t bytes;          /* about what the parsed footer holds in memory */
   uint8_t table;
   uint64_t nrows;
@@ -214,12 +215,39 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *seg, uint32_t rg,
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *seg,
                             fnt_buf *scratch, fnt_buf *raw);
 
-/* Decodes an integer chunk (DELTA_BP, *_BP or PLAIN_INT) of n rows into
-** out[0..n).  `limit` bounds the *_BP encodings' indexes (the dictionary's size; an
-** empty dictionary admits none).  Returns 0,
+/* Decodes an integer chunk (DELTA_BP, *_BP, PLAIN_INT or DELTA_VARINT) of
+** n rows into out[0..n).  `limit` bounds the *_BP encodings' indexes (the
+** dictionary's size; an empty dictionary admits none).  Returns 0,
 ** or -1 when the bytes are malformed. */
 int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
                     uint64_t limit, uint64_t *out);
+/* The same for rows [from, to) only, into out[from..to) (ints.c): the
+** rows before are skipped, those after only counted (the chunk must hold
+** exactly n rows); indexes are checked against `limit` in the range. */
+int fnt_decode_ints_range(int encoding, const uint8_t *p, size_t len, size_t n,
+                          uint64_t limit, size_t from, size_t to, uint64_t *out);
+
+/* A cursor over an integer chunk of n rows (ints.c), read in row order
+** from any row on: fnt_ints_skip(k) passes k rows as cheaply as the
+** encoding lets it (bit-packed: O(1); PLAIN_INT: by counting the varints'
+** last bytes; deltas: summed, not stored), fnt_ints_read(k) decodes the
+** next k into out[0..k).  Each returns 0, or -1 when the bytes are
+** malformed or fewer than k rows are left; fnt_ints_finish() checks that
+** the bytes after the rows read hold exactly the rows left. */
+typedef struct fnt_ints {
+  int encoding;
+  const uint8_t *p, *end;   /* varints: the next row's; *_BP: the packed bits */
+  size_t n, pos;            /* rows; the next row */
+  uint64_t limit;           /* *_BP: indexes below it */
+  uint64_t prev;            /* delta encodings: the value of row pos-1 */
+  uint64_t first, min_delta;/* DELTA_BP */
+  unsigned width;           /* the *_BP encodings and DELTA_BP */
+} fnt_ints;
+int fnt_ints_init(fnt_ints *c, int encoding, const uint8_t *p, size_t len,
+                  size_t n, uint64_t limit);
+int fnt_ints_skip(fnt_ints *c, size_t k);
+int fnt_ints_read(fnt_ints *c, size_t k, uint64_t *out);
+int fnt_ints_finish(fnt_ints *c);
 
 /* Decodes a FUNC_STACK chunk of n rows given the rows' thread dictionary
 ** indexes and kinds (decoded before).  Returns 0, or -1 when malformed. */

@@ -2,10 +2,11 @@
 ** segment_read.c -- reading segment files back.
 **
 ** Opening a segment reads only its trailer and footer (checksummed); row
-** groups are read one column chunk at a time, each verified against its
-** checksum before it is decompressed, so a query for one window of a run
-** touches a few kilobytes.  Parsed footers are cached per handle (segments
-** are immutable, so a cached footer is never stale).
+** groups are read one column chunk at a time (a calls row group's chunks,
+** a few kilobytes, with one read), each verified against its checksum
+** before it is decompressed, so a query for one window of a run touches a
+** few kilobytes.  Parsed footers are cached per handle (segments are
+** immutable, so a cached footer is never stale).
 */
 #include <errno.h>
 #include <string.h>
@@ -294,6 +295,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   if( s==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   s->fd = -1;
   s->refs = 1;
+  s->serial = ++st->segment_serial;
   s->aggs_only = aggsOnly;
   s->path = fnt_strdup(path);
   s->full_path = fnt_path_join(st, path);
@@ -480,6 +482,8 @@ void fnt_segment_cache_free(fnt_store *st){
   st->segments = 0;
   st->n_segments = 0;
   st->segment_bytes = 0;
+  fnt_buf_free(&st->group);
+  st->group_serial = 0;
 }
 
 const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
@@ -502,21 +506,61 @@ static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                  (unsigned)rg, field, why);
 }
 
+/* The stored bytes of chunk c of row group rg of a calls segment, from
+** the group's bytes read with one pread: a calls window or instant reads
+** most chunks of each group it decodes, and writers put a group's chunks
+** one after another.  NULL when they do not lie so (or the read fails:
+** the caller reads the chunk alone, and tells its error). */
+static const uint8_t *groupChunk(fnt_store *st, const fnt_segment *s,
+                                 uint32_t rg, const fnt_seg_chunk *c){
+  fnt_buf *b = &st->group;
+  if( s->table!=FNT_TABLE_CALLS ) return 0;
+  if( st->group_serial!=s->serial || st->group_rg!=rg ){
+    const fnt_seg_chunk *k = s->rgs[rg].chunks;
+    uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
+    uint32_t i;
+    for(i=0; i<s->nchunk_cols; i++){
+      if( k[i].offset<lo ) lo = k[i].offset;
+      if( k[i].offset + k[i].stored_len>hi ) hi = k[i].offset + k[i].stored_len;
+      sum += k[i].stored_len;
+    }
+    st->group_serial = 0;
+    b->len = 0;
+    if( hi-lo!=sum ) return 0;
+    if( fnt_buf_reserve(b, (size_t)sum) ){
+      fnt_buf_free(b);                 /* no memory now; may have later */
+      return 0;
+    }
+    if( fnt_io_pread(s->fd, b->data, (size_t)sum, lo) ) return 0;
+    b->len = (size_t)sum;
+    st->group_serial = s->serial;
+    st->group_rg = rg;
+    st->group_offset = lo;
+  }
+  if( c->offset<st->group_offset
+   || c->offset + c->stored_len>st->group_offset + b->len ) return 0;
+  return b->data + (c->offset - st->group_offset);
+}
+
 static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
                      int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw){
+  const uint8_t *stored = rg>=0 ? groupChunk(st, s, (uint32_t)rg, c) : 0;
   scratch->len = 0;
   raw->len = 0;
-  if( fnt_buf_reserve(scratch, (size_t)c->stored_len)
+  if( (stored==0 && fnt_buf_reserve(scratch, (size_t)c->stored_len))
    || fnt_buf_reserve(raw, (size_t)c->raw_len + 16) ){
     return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
   }
-  if( fnt_io_pread(s->fd, scratch->data, (size_t)c->stored_len, c->offset) ){
-    return chunkErr(st, s, rg, field, "cannot read column chunk (truncated?)");
+  if( stored==0 ){
+    if( fnt_io_pread(s->fd, scratch->data, (size_t)c->stored_len, c->offset) ){
+      return chunkErr(st, s, rg, field, "cannot read column chunk (truncated?)");
+    }
+    stored = scratch->data;
   }
-  if( fnt_hash(scratch->data, (size_t)c->stored_len)!=c->checksum ){
+  if( fnt_hash(stored, (size_t)c->stored_len)!=c->checksum ){
     return chunkErr(st, s, rg, field, "column chunk checksum mismatch");
   }
-  if( fnt_block_decompress(&st->zdctx, c->codec, scratch->data, (size_t)c->stored_len,
+  if( fnt_block_decompress(&st->zdctx, c->codec, stored, (size_t)c->stored_len,
                            raw->data, (size_t)c->raw_len) ){
     return chunkErr(st, s, rg, field, "column chunk does not decompress");
   }
@@ -536,74 +580,6 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,
                             fnt_buf *scratch, fnt_buf *raw){
   return readChunk(st, s, &s->stacks, FNT_CHUNK_STACKS, 0, scratch, raw);
-}
-
-/* n varints of r into out, as fnt_get_varint reads them: while ten bytes
-** (the longest varint) remain, without a bound check a byte, since a
-** column chunk is mostly varints of one to three bytes. */
-static void getVarints(fnt_rd *r, size_t n, uint64_t *out){
-  const uint8_t *p = r->p;
-  size_t i = 0;
-  while( i<n && r->end - p >= 10 ){
-    uint64_t v = *p++;
-    if( v>=0x80 ){
-      unsigned shift = 7;
-      uint64_t c;
-      v &= 0x7f;
-      do{
-        c = *p++;
-        v |= (c & 0x7f) << shift;
-        shift += 7;
-      }while( (c & 0x80) && shift<70 );
-      if( c & 0x80 ){ r->ok = 0; return; }   /* longer than ten bytes */
-    }
-    out[i++] = v;
-  }
-  r->p = p;
-  for(; i<n; i++) out[i] = fnt_get_varint(r);
-}
-
-int fnt_decode_ints(int encoding, const uint8_t *p, size_t len, size_t n,
-                    uint64_t limit, uint64_t *out){
-  fnt_rd r;
-  size_t i;
-  r.p = p; r.end = p+len; r.ok = 1;
-  switch( encoding ){
-    case FNT_ENC_PLAIN_INT:
-      getVarints(&r, n, out);
-      return r.ok && r.p==r.end ? 0 : -1;
-    case FNT_ENC_DELTA_VARINT: {
-      uint64_t v = 0;
-      getVarints(&r, n, out);
-      for(i=0; i<n; i++){
-        v += (uint64_t)fnt_unzigzag(out[i]);
-        out[i] = v;
-      }
-      return r.ok && r.p==r.end ? 0 : -1;
-    }
-    case FNT_ENC_DELTA_BP: {
-      uint64_t first = (uint64_t)fnt_unzigzag(fnt_get_varint(&r));
-      uint64_t minDelta = (uint64_t)fnt_unzigzag(fnt_get_varint(&r));
-      unsigned width = fnt_get_u8(&r);
-      if( !r.ok || width>64 || n==0 ) return -1;
-      if( fnt_bp_size(n-1, width)!=(size_t)(r.end - r.p) ) return -1;
-      fnt_bp_unpack(r.p, out+1, n-1, width);
-      out[0] = first;
-      for(i=1; i<n; i++) out[i] = out[i-1] + out[i] + minDelta;
-      return 0;
-    }
-    case FNT_ENC_THREAD_BP:
-    case FNT_ENC_FUNC_BP:
-    case FNT_ENC_KIND_BP: {
-      unsigned width = fnt_get_u8(&r);
-      if( !r.ok || width>64 ) return -1;
-      if( fnt_bp_size(n, width)!=(size_t)(r.end - r.p) ) return -1;
-      fnt_bp_unpack(r.p, out, n, width);
-      for(i=0; i<n; i++) if( out[i]>=limit ) return -1;   /* indexes */
-      return 0;
-    }
-  }
-  return -1;
 }
 
 int fnt_decode_func_stack(const uint8_t *p, size_t len, size_t n,

@@ -314,11 +314,6 @@ static void encodeFuncStack(const uint64_t *fn, const uint64_t *thr,
   encodeBitPacked(tmp, nExplicit, raw);
 }
 
-static int cmpU64(const void *a, const void *b){
-  uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-  return x<y ? -1 : x>y;
-}
-
 int fnt_distinct_u32(const uint32_t *a, size_t stride, size_t na,
                      const uint32_t *b, size_t nb, uint64_t **out,
                      uint32_t *nout){
@@ -357,7 +352,7 @@ int fnt_distinct_u32(const uint32_t *a, size_t stride, size_t na,
   if( list==0 ){ fnt_free(slots); return FNT_E_NOMEM; }
   for(i=0; i<cap; i++) if( slots[i] ) list[k++] = slots[i]-1;
   fnt_free(slots);
-  qsort(list, k, sizeof(uint64_t), cmpU64);
+  qsort(list, k, sizeof(uint64_t), fnt_cmp_u64);
   *out = list;
   *nout = (uint32_t)k;
   return FNT_OK;

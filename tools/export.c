@@ -151,26 +151,6 @@ void cli_export_summary(const char *cmd, const char *run, const char *what,
   }
 }
 
-FILE *cli_export_open(const char *cmd, const char *path){
-  FILE *f;
-  if( path==0 || strcmp(path, "-")==0 ) return stdout;
-  f = fopen(path, "wb");
-  if( f==0 ) cli_error(cmd, "%s: cannot write: %s", path, strerror(errno));
-  return f;
-}
-
-int cli_export_close(const char *cmd, const char *path, FILE *f, int status){
-  if( fflush(f) || ferror(f) ){
-    cli_error(cmd, "%s: write failed: %s", path ? path : "stdout", strerror(errno));
-    status = 1;
-  }
-  if( f!=stdout && fclose(f) && status==0 ){
-    cli_error(cmd, "%s: write failed: %s", path, strerror(errno));
-    status = 1;
-  }
-  return status;
-}
-
 /* ------------------------------------------------------------ output */
 
 /* A buffered output.  The chrome and speedscope exports write a few

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fnt.h"
+#include "writer.h"
 
 #define FLAME_MAX_NODES 10000
 #define FLAME_WIDTH     1200      /* px */
@@ -409,7 +410,8 @@ int cmd_flame(int argc, char **argv){
   fnt_store *st;
   fnt_snapshot *snap = 0;
   fnt_flame *fb = 0, *fa = 0;
-  FILE *f = 0;
+  writer *w;
+  FILE *f;
   char title[512], subtitle[256];
   int rc, status;
   status = cli_export_opts("flame", argc, argv, flameUsage, &o);
@@ -446,15 +448,16 @@ int cmd_flame(int argc, char **argv){
   }else{
     snprintf(subtitle, sizeof(subtitle), "whole run");
   }
-  f = cli_export_open("flame", o.out);
-  if( f==0 ){ status = 1; goto done; }
-  if( cli_flame_svg(f, fb, fa, title, subtitle, 0) ){
+  if( (w = writer_open("flame", o.out))==0 ){ status = 1; goto done; }
+  if( (f = writer_stream(w))==0 ){
+    status = 1;
+  }else if( cli_flame_svg(f, fb, fa, title, subtitle, 0) ){
     cli_error("flame", "out of memory");
     status = 1;
   }else{
     status = 0;
   }
-  status = cli_export_close("flame", o.out, f, status);
+  status = writer_close(w, status);
   if( status==0 ) cli_export_summary("flame", o.diff ? o.run_b : o.run, "svg",
                                      fnt_flame_count(fb), "stacks", o.out);
 done:

@@ -115,12 +115,6 @@ void cli_hot_colour(const char *z, int *r, int *g, int *b);
 ** @return 0, or -1 out of memory. */
 int cli_flame_svg(FILE *f, const fnt_flame *fb, const fnt_flame *fa,
                   const char *title, const char *subtitle, int inHtml);
-/* The output file (stdout for NULL or "-"); NULL after a message. */
-FILE *cli_export_open(const char *cmd, const char *path);
-/* Flushes and closes f (not stdout); 1 after a message when writing
-** failed, else `status`. */
-int cli_export_close(const char *cmd, const char *path, FILE *f, int status);
-
 /* Bytes on disk under dir (allocated blocks of every file, like du). */
 uint64_t cli_disk_usage(const char *dir);
 

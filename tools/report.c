@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fnt.h"
+#include "writer.h"
 
 #define REPORT_TOP 200     /* functions in the table */
 #define REPORT_DIFF_TOP 50 /* functions in the comparison's table */
@@ -254,7 +255,8 @@ int cmd_report(int argc, char **argv){
   const fnt_account_row **top = 0;
   run_info ri;
   size_t i, n = 0;
-  FILE *f = 0;
+  writer *w;
+  FILE *f;
   char title[512];
   int rc, status;
   status = cli_export_opts("report", argc, argv, reportUsage, &o);
@@ -291,8 +293,11 @@ int cmd_report(int argc, char **argv){
     status = 1;
     goto done;
   }
-  f = cli_export_open("report", o.out);
-  if( f==0 ){ status = 1; goto done; }
+  if( (w = writer_open("report", o.out))==0 ){ status = 1; goto done; }
+  if( (f = writer_stream(w))==0 ){
+    status = writer_close(w, 1);
+    goto done;
+  }
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>", f);
   cli_xml_text(f, run);
   fputs(" - fntrace report</title>\n", f);
@@ -355,7 +360,7 @@ int cmd_report(int argc, char **argv){
   }
 write_end:
   fputs("\n</body></html>\n", f);
-  status = cli_export_close("report", o.out, f, status);
+  status = writer_close(w, status);
   if( status==0 ) cli_export_summary("report", run, "html", n, "functions", o.out);
 done:
   fnt_timeline_free(tl);

@@ -3,10 +3,12 @@
 **
 ** A queue of filled buffers between the formatting thread and the writer
 ** thread, under one mutex: the writer takes the oldest, writes it with the
-** lock released, and gives it back to the free list.  WRITER_NBUF buffers bound the memory and
-** how far formatting may run ahead.  After the first failed write the
-** writer drops what is queued (so the formatter never waits on a dead
-** output) and keeps the errno for writer_close's message.
+** lock released, and gives it back to the free list.  WRITER_NBUF buffers
+** bound the memory and how far formatting may run ahead.  After the first
+** failed write the writer drops what is queued (so the formatter never
+** waits on a dead output) and keeps the errno for writer_close's message.
+** A stdio stream (fopencookie) copies what is printed to it into a buffer
+** and puts the buffer when full.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,9 @@ struct writer {
   char *bufs[WRITER_NBUF];         /* every buffer, freed at the end */
   char *free[WRITER_NBUF];
   size_t nfree;
+  FILE *stream;                    /* writer_stream's, or NULL */
+  char *sbuf;                      /* the buffer the stream fills */
+  size_t sn;                       /* bytes in it */
   int closing;
   int err;                         /* errno of the first failure; 0 none */
 };
@@ -191,15 +196,49 @@ char *writer_buffer(writer *w){
   return b;
 }
 
-char *writer_put(writer *w, char *buf, size_t n){
+/* Queues the first n bytes of buf, a buffer of w's. */
+static void queueBuffer(writer *w, char *buf, size_t n){
   writer_job j;
-  if( n==0 ) return buf;
   j.buf = buf;
   j.n = n;
   pthread_mutex_lock(&w->mu);
   queueJob(w, j);
   pthread_mutex_unlock(&w->mu);
+}
+
+char *writer_put(writer *w, char *buf, size_t n){
+  if( n==0 ) return buf;
+  queueBuffer(w, buf, n);
   return writer_buffer(w);
+}
+
+/* The stream's write: it takes every byte (a failed write is the
+** writer's to report, at writer_close). */
+static ssize_t streamWrite(void *cookie, const char *p, size_t n){
+  writer *w = cookie;
+  size_t left = n;
+  while( left>0 ){
+    size_t k = WRITER_BUF - w->sn < left ? WRITER_BUF - w->sn : left;
+    memcpy(w->sbuf + w->sn, p, k);
+    w->sn += k;
+    p += k;
+    left -= k;
+    if( w->sn==WRITER_BUF ){
+      w->sbuf = writer_put(w, w->sbuf, w->sn);
+      w->sn = 0;
+    }
+  }
+  return (ssize_t)n;
+}
+
+FILE *writer_stream(writer *w){
+  static const cookie_io_functions_t io = { .write = streamWrite };
+  if( w->stream ) return w->stream;
+  w->sbuf = writer_buffer(w);
+  w->sn = 0;
+  w->stream = fopencookie(w, "w", io);
+  if( w->stream==0 ) cli_error(w->cmd, "out of memory");
+  return w->stream;
 }
 
 int writer_failed(writer *w){
@@ -212,7 +251,12 @@ int writer_failed(writer *w){
 
 int writer_close(writer *w, int status){
   const char *name = w->path ? w->path : "stdout";
-  int err;
+  int err, serr = 0;
+  /* The stream's last bytes: its own buffer (fclose), then sbuf's. */
+  if( w->stream ){
+    if( fclose(w->stream) ) serr = errno;
+    if( w->sn>0 ) queueBuffer(w, w->sbuf, w->sn);
+  }
   if( w->started ){
     pthread_mutex_lock(&w->mu);
     w->closing = 1;
@@ -223,7 +267,7 @@ int writer_close(writer *w, int status){
   pthread_mutex_destroy(&w->mu);
   pthread_cond_destroy(&w->has_job);
   pthread_cond_destroy(&w->has_room);
-  err = w->err;
+  err = w->err ? w->err : serr;
   if( w->fd!=STDOUT_FILENO && w->fd>=0 && close(w->fd) && err==0 ) err = errno;
   if( err && w->started ){
     cli_error(w->cmd, "%s: write failed: %s", name, strerror(err));

@@ -3,7 +3,9 @@
 **
 ** The thread that formats (fnt export: millions of calls as text) fills
 ** buffers and hands them over; the writer thread does the write(2)s, so
-** formatting and writing overlap.
+** formatting and writing overlap.  Output made with fprintf (fnt flame's
+** SVG, fnt report's page) goes through a stdio stream into the writer's
+** buffers (writer_stream).
 **
 ** Nothing half-written is left under the output's name: a regular file
 ** (or a name not taken yet) is written under a temporary name beside it,
@@ -15,6 +17,7 @@
 #define FNT_WRITER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct writer writer;
 
@@ -36,16 +39,24 @@ char *writer_buffer(writer *w);
 ** next, waiting while every buffer is queued. */
 char *writer_put(writer *w, char *buf, size_t n);
 
+/* A stdio stream into w, for output made with fprintf: its bytes fill
+** w's buffers, which go out as writer_put's do.  Put nothing else into w
+** while it is in use (it holds bytes back).  writer_close flushes and
+** closes it: do not fclose it.  @return the stream (the same one on every
+** call), or NULL after a message on stderr (out of memory; w still to be
+** closed). */
+FILE *writer_stream(writer *w);
+
 /* 1 once a write has failed (what is queued after it is dropped): a long
 ** export may stop early. */
 int writer_failed(writer *w);
 
-/* Waits until everything queued is written, closes the output and, when
-** `status` is 0 and every write succeeded, gives it its name (the
-** temporary file renamed); otherwise the temporary file is removed.  Frees
-** w and its buffers.  @return `status`, or 1 after a message naming the
-** file ("fnt CMD: FILE: write failed: No space left on device") when a
-** write, the close or the rename failed. */
+/* Flushes w's stream (if any), waits until everything queued is written,
+** closes the output and, when `status` is 0 and every write succeeded,
+** gives it its name (the temporary file renamed); otherwise the temporary
+** file is removed.  Frees w and its buffers.  @return `status`, or 1
+** after a message naming the file ("fnt CMD: FILE: write failed: No space
+** left on device") when a write, the close or the rename failed. */
 int writer_close(writer *w, int status);
 
 #endif /* FNT_WRITER_H */

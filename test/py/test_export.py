@@ -1,4 +1,4 @@
-"""fnt export (SPEC §11) and fnt flame, parsed back and checked.
+"""fnt export (SPEC §11), fnt flame and fnt report's output, parsed back and checked.
 
 Random runs (filed in chunks, out of order) are exported whole and in
 windows, with and without a thread, in every format, and each file is read
@@ -14,10 +14,11 @@ back by this test against the store's fn_trace_calls and fnt_flame:
 - pprof: gunzipped, the protobuf decoded here (varints and lengths), each
   sample's locations (leaf first) and values summed back to fnt_flame's
   stacks, calls and self time;
-- the output (writer.c): a run larger than the writer's buffers gives the
-  same bytes to a file, a pipe and an O_APPEND stdout; a full disk, a
-  closed pipe or a file size limit fail with a message naming the output,
-  and leave neither a temporary file nor a half-written FILE;
+- the output (writer.c), of export and of fnt flame and fnt report (which
+  print through the writer's stdio stream): a run larger than the writer's
+  buffers gives the same bytes to a file, a pipe and an O_APPEND stdout; a
+  full disk, a closed pipe or a file size limit fail with a message naming
+  the output, and leave neither a temporary file nor a half-written FILE;
 - fnt flame's SVG: one rect per stack node with time, each as wide as its
   inclusive time; --diff coloured red where RUN_B's self time grew and blue
   where it shrank; above 10,000 stacks the thinnest merged and counted.
@@ -372,6 +373,14 @@ def test_flame_merges_thin_stacks(tmp_path):
     names = {g.get("data-name") for g in by_depth[1]}
     assert "f10499" in names and "f00000" not in names   # the thinnest went
     assert "501 of 10501 stacks too thin to draw merged" in ET.tostring(root).decode()
+    # more than a writer buffer through its stdio stream: the same bytes to stdout
+    want = open(path, "rb").read()
+    assert len(want) > 1 << 20 and fnt(wh, "-q", "flame", "many").stdout == want
+    path = str(tmp_path / "many.html")
+    fnt(wh, "report", "many", "-o", path)
+    want = open(path, "rb").read()
+    assert len(want) > 1 << 20 and fnt(wh, "-q", "report", "many").stdout == want
+    assert leftovers(str(tmp_path)) == []
     conn.close()
 
 
@@ -499,20 +508,22 @@ def leftovers(d):
 
 def test_output_same_bytes_every_way(big):
     wh, calls = big
-    for fmt, check in (("chrome", check_chrome), ("speedscope", check_speedscope)):
-        path = os.path.join(wh, "big." + fmt)
-        fnt(wh, "-q", "export", "big", "--format", fmt, "-o", path)
-        check(path, calls)
+    for cmd, check in ((["export", "big", "--format", "chrome"], check_chrome),
+                       (["export", "big", "--format", "speedscope"], check_speedscope),
+                       (["flame", "big"], None), (["report", "big"], None)):
+        path = os.path.join(wh, "big." + cmd[-1])
+        fnt(wh, "-q", *cmd, "-o", path)
         want = open(path, "rb").read()
-        assert len(want) > 1 << 20
-        assert fnt(wh, "-q", "export", "big", "--format", fmt).stdout == want
+        if check:
+            check(path, calls)
+            assert len(want) > 1 << 20
+        assert fnt(wh, "-q", *cmd).stdout == want
         # sendfile refuses an O_APPEND output: the writer reads and writes
         app = os.path.join(wh, "append")
         with open(app, "wb") as f:
             f.write(b"before\n")
         with open(app, "ab") as f:
-            p = subprocess.run([FNT, "-q", "-w", wh, "export", "big", "--format", fmt],
-                               stdout=f, stderr=subprocess.PIPE)
+            p = subprocess.run([FNT, "-q", "-w", wh] + cmd, stdout=f, stderr=subprocess.PIPE)
         assert p.returncode == 0, p.stderr.decode()
         assert open(app, "rb").read() == b"before\n" + want
     assert leftovers(wh) == []
@@ -530,10 +541,14 @@ def limited(fsize=None, sigpipe=False, mask=None):
     return pre
 
 
-@pytest.mark.parametrize("fmt", ["chrome", "speedscope", "folded"])
-def test_output_errors(big, fmt):
+@pytest.mark.parametrize("cmd", [["export", "big", "--format", "chrome"],
+                                 ["export", "big", "--format", "speedscope"],
+                                 ["export", "big", "--format", "folded"],
+                                 ["flame", "big"], ["report", "big"]],
+                         ids=["chrome", "speedscope", "folded", "flame", "report"])
+def test_output_errors(big, cmd):
     wh, _ = big
-    args = [FNT, "-w", wh, "export", "big", "--format", fmt]
+    args = [FNT, "-w", wh] + cmd
     # a full disk
     p = subprocess.run(args + ["-o", "/dev/full"], capture_output=True)
     assert p.returncode == 1
@@ -545,7 +560,7 @@ def test_output_errors(big, fmt):
     os.close(w)
     assert p.returncode == 1 and "stdout: write failed: Broken pipe" in p.stderr.decode()
     # a file too large for the limit: FILE keeps its old bytes, no temporary left
-    path = os.path.join(wh, "old." + fmt)
+    path = os.path.join(wh, "old." + cmd[0] + "." + cmd[-1])
     with open(path, "w") as f:
         f.write("old\n")
     p = subprocess.run(args + ["-o", path], capture_output=True,
