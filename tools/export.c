@@ -9,9 +9,9 @@
 **   speedscope  speedscope's file format, one "evented" profile per thread
 **               (O/C events in nanoseconds): the calls read a time slice
 **               at a time (memory: one slice), sorted per thread by start,
-**               each thread's events kept in a temporary file until its
-**               profile is written (64 threads a pass), copied into the
-**               output on the writer thread.
+**               each thread's events kept in a temporary file, coded in
+**               a few bytes each, until its profile is written (64
+**               threads a pass), then formatted into the output.
 **   pprof       gzipped profile.proto (go tool pprof): one sample per
 **               distinct stack with values calls/count and wall/nanoseconds;
 **               the protobuf is encoded here by hand (varints and lengths),
@@ -29,7 +29,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "fnt.h"
@@ -158,7 +157,8 @@ void cli_export_summary(const char *cmd, const char *run, const char *what,
 ** numbers per call, millions of calls: they format straight into the
 ** buffer (obRoom, then put* on a char pointer), integers by hand, and the
 ** buffer goes out in large blocks: to the export's writer thread
-** (writer.h), or for a speedscope thread's events to its temporary file. */
+** (writer.h), or for a speedscope thread's coded events to its temporary
+** file. */
 typedef struct ob {
   writer *w;                       /* the output, or NULL: */
   FILE *f;                         /* a temporary file */
@@ -221,27 +221,46 @@ static const char digits2[] =
   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
   "8081828384858687888990919293949596979899";
 
-/* Writes v in decimal at p, two digits at a time from its last, the count
-** of digits from its bit length.  @return the end. */
+/* Decimal printing, two digits at a time from digits2.  A number below
+** 10^8 is split into pairs by 32-bit divisions by constants (a multiply
+** each), the pairs of 8 digits independent of one another; a larger one is
+** first cut into 8-digit chunks. */
+static void putPair(char *p, uint32_t v){ memcpy(p, digits2+2*v, 2); }
+/* v < 10^4 as exactly 4 digits. */
+static void put4(char *p, uint32_t v){ putPair(p, v/100); putPair(p+2, v%100); }
+/* v < 10^8 as exactly 8 digits. */
+static void put8(char *p, uint32_t v){ put4(p, v/10000); put4(p+4, v%10000); }
+/* v < 100 as 1 or 2 digits.  @return the end. */
+static char *putUpTo2(char *p, uint32_t v){
+  if( v<10 ){ *p = (char)('0'+v); return p+1; }
+  putPair(p, v);
+  return p+2;
+}
+/* v < 10^8 without leading zeros.  @return the end. */
+static char *putU32(char *p, uint32_t v){
+  if( v<100 ) return putUpTo2(p, v);
+  if( v<10000 ){ p = putUpTo2(p, v/100); putPair(p, v%100); return p+2; }
+  if( v<1000000 ){ p = putUpTo2(p, v/10000); put4(p, v%10000); return p+4; }
+  p = putUpTo2(p, v/1000000);
+  v %= 1000000;
+  putPair(p, v/10000);
+  put4(p+2, v%10000);
+  return p+6;
+}
+/* v in decimal at p.  @return the end. */
 static char *putU64(char *p, uint64_t v){
-  static const uint64_t pow10[20] = {
-    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-    100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-    1000000000000ull, 10000000000000ull, 100000000000000ull,
-    1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-    1000000000000000000ull, 10000000000000000000ull };
-  unsigned t = (unsigned)(64-__builtin_clzll(v|1))*1233 >> 12;   /* ~ bits*log10(2) */
-  unsigned n = t + (v>=pow10[t]) + (v==0);
-  char *e = p+n;
-  while( v>=100 ){
-    unsigned d = (unsigned)(v%100)*2;
-    v /= 100;
-    *--e = digits2[d+1];
-    *--e = digits2[d];
+  uint64_t hi;
+  if( v<100000000 ) return putU32(p, (uint32_t)v);
+  hi = v/100000000;
+  if( hi<100000000 ){
+    p = putU32(p, (uint32_t)hi);
+  }else{                                         /* 17 to 20 digits */
+    p = putU32(p, (uint32_t)(hi/100000000));
+    put8(p, (uint32_t)(hi%100000000));
+    p += 8;
   }
-  if( v>=10 ){ e[-1] = digits2[v*2+1]; e[-2] = digits2[v*2]; }
-  else e[-1] = (char)('0'+v);
-  return p+n;
+  put8(p, (uint32_t)(v%100000000));
+  return p+8;
 }
 static char *putInt(char *p, int64_t v){
   if( v<0 ){ *p++ = '-'; return putU64(p, (uint64_t)0-(uint64_t)v); }
@@ -462,7 +481,8 @@ static int exportChrome(fnt_snapshot *snap, const cli_export *o, ob *out,
 
 /* ------------------------------------------------------------ speedscope */
 
-/* Frames: symbols interned to indexes of speedscope's shared.frames. */
+/* Frames: symbols interned to indexes of speedscope's shared.frames, fewer
+** than 2^31 (an event codes frame*2 in 32 bits, ssEvent). */
 typedef struct frames {
   char **name;
   uint32_t n, cap;
@@ -493,6 +513,7 @@ static int64_t frameOf(frames *fr, const char *z){
   for(h = strHash(z) & fr->mask; fr->slot[h]; h = (h+1) & fr->mask){
     if( strcmp(fr->name[fr->slot[h]-1], z)==0 ) return fr->slot[h]-1;
   }
+  if( fr->n>=(1u<<31)-1 ) return -1;
   if( fr->n==fr->cap ){
     uint32_t nNew = fr->cap ? fr->cap*2 : 256;
     char **a = realloc(fr->name, nNew*sizeof(char*));
@@ -515,13 +536,13 @@ typedef struct ss_open { int64_t end, call_id; uint32_t frame; } ss_open;
 
 /* One thread's profile being written: its events go to a temporary file
 ** (a profile's events must be contiguous, and a slice holds every thread's
-** calls), copied into the output when the group's threads are done. */
+** calls), formatted into the output when the group's threads are done. */
 typedef struct ss_thread {
   ob out;
   ss_open *stack;
   size_t ns, caps;
   int64_t first, last;
-  int none;                        /* no event written yet */
+  int64_t at;                      /* the time of its last event coded */
 } ss_thread;
 
 static int cmpSsCall(const void *a, const void *b){
@@ -539,18 +560,81 @@ static int cmpSsCall(const void *a, const void *b){
 #define SS_SLICE_CALLS (1u<<17)
 #define SS_GROUP       64
 
-static void ssEvent(ss_thread *t, char type, uint32_t frame, int64_t at){
-  char *p = obRoom(&t->out, 40 + 2*PUT_INT_MAX);
-  if( t->none ) PUTLIT(p, "\n{\"type\":\"");
-  else PUTLIT(p, ",\n{\"type\":\"");
-  t->none = 0;
-  *p++ = type;
-  PUTLIT(p, "\",\"frame\":");
-  p = putU64(p, frame);
-  PUTLIT(p, ",\"at\":");
-  p = putInt(p, at);
-  *p++ = '}';
-  t->out.n = (size_t)(p-t->out.buf);
+/* An event in a thread's temporary file, 8 bytes where its text takes
+** 40: two 32-bit words, frame*2 (+1 for C) and the zigzag of its time's
+** distance from the thread's previous event (0 for the first), a distance
+** of 2^32-1 or more marked by that value and given whole in 64 more bits.
+** Fixed words cost less to code and decode than varints (no branch on
+** their length).  The text is formatted once, from the file, into the
+** output (ssFormat): the temporary files take a fifth of the writes and
+** reads of the text. */
+#define SS_CODE_MAX 16
+#define SS_FAR      0xffffffffu
+
+static void ssEvent(ss_thread *t, int close, uint32_t frame, int64_t at){
+  char *p = obRoom(&t->out, SS_CODE_MAX);
+  uint64_t d = (uint64_t)at-(uint64_t)t->at;
+  uint32_t w[2];
+  d = d<<1 ^ (uint64_t)-(d>>63);
+  w[0] = frame<<1 | (uint32_t)close;
+  w[1] = d<SS_FAR ? (uint32_t)d : SS_FAR;
+  memcpy(p, w, 8);
+  if( w[1]==SS_FAR ) memcpy(p+8, &d, 8);
+  t->at = at;
+  t->out.n = (size_t)(p + (w[1]==SS_FAR ? 16 : 8) - t->out.buf);
+}
+
+/* The most an event's text takes. */
+#define SS_EVENT_MAX (40 + 2*PUT_INT_MAX)
+
+/* Thread t's events, decoded from its temporary file (flushed), as text
+** into out; t's buffer, free now, holds what is read.  @return FNT_OK, or
+** FNT_E_IO (the file unreadable or not as written). */
+static int ssFormat(ss_thread *t, ob *out){
+  unsigned char *buf = (unsigned char *)t->out.buf;
+  size_t have = 0, pos = 0;
+  int64_t at = 0;
+  int eof = 0, first = 1;
+  if( fseek(t->out.f, 0, SEEK_SET) ) return FNT_E_IO;
+  for(;;){
+    uint32_t w[2];
+    uint64_t d;
+    char *p;
+    if( have-pos<SS_CODE_MAX && !eof ){          /* refill: an event may be cut */
+      size_t k;
+      memmove(buf, buf+pos, have-pos);
+      have -= pos;
+      pos = 0;
+      k = fread(buf+have, 1, t->out.cap-have, t->out.f);
+      if( k==0 ){
+        if( ferror(t->out.f) ) return FNT_E_IO;
+        eof = 1;
+      }
+      have += k;
+    }
+    if( pos==have ) return FNT_OK;
+    if( have-pos<8 ) return FNT_E_IO;
+    memcpy(w, buf+pos, 8);
+    pos += 8;
+    d = w[1];
+    if( d==SS_FAR ){
+      if( have-pos<8 ) return FNT_E_IO;
+      memcpy(&d, buf+pos, 8);
+      pos += 8;
+    }
+    at = (int64_t)((uint64_t)at + (d>>1 ^ (uint64_t)-(d&1)));
+    p = obRoom(out, SS_EVENT_MAX);
+    if( first ) PUTLIT(p, "\n{\"type\":\"");
+    else PUTLIT(p, ",\n{\"type\":\"");
+    first = 0;
+    *p++ = w[0]&1 ? 'C' : 'O';
+    PUTLIT(p, "\",\"frame\":");
+    p = putU64(p, w[0]>>1);
+    PUTLIT(p, ",\"at\":");
+    p = putInt(p, at);
+    *p++ = '}';
+    out->n = (size_t)(p-out->buf);
+  }
 }
 
 /* A thread's next call, in start order (a parent before its children):
@@ -559,7 +643,7 @@ static void ssEvent(ss_thread *t, char type, uint32_t frame, int64_t at){
 static int ssCall(ss_thread *t, const ss_call *c){
   while( t->ns>0 && t->stack[t->ns-1].call_id!=c->parent_id ){
     t->ns--;
-    ssEvent(t, 'C', t->stack[t->ns].frame, t->stack[t->ns].end);
+    ssEvent(t, 1, t->stack[t->ns].frame, t->stack[t->ns].end);
   }
   if( t->ns==t->caps ){
     size_t nNew = t->caps ? t->caps*2 : 64;
@@ -568,7 +652,7 @@ static int ssCall(ss_thread *t, const ss_call *c){
     t->stack = x;
     t->caps = nNew;
   }
-  ssEvent(t, 'O', c->frame, c->start);
+  ssEvent(t, 0, c->frame, c->start);
   if( c->start<t->first ) t->first = c->start;    /* began before the window */
   if( c->end>t->last ) t->last = c->end;
   t->stack[t->ns].end = c->end;
@@ -577,8 +661,12 @@ static int ssCall(ss_thread *t, const ss_call *c){
   return FNT_OK;
 }
 
-/* The calls of one slice of a group of threads, and the frames of the
-** functions of the blocks being read. */
+#define SS_TCACHE 64               /* threads whose place in the group is kept */
+
+/* The calls of one slice of a group of threads, the frames of the
+** functions of the blocks being read, and where threads lie in the group
+** (a block's rows change thread at nearly every row: the run's rows go by
+** depth and start). */
 typedef struct ss_slice {
   ss_call *v;
   uint64_t *key, *ktmp;            /* the order (ssSort) */
@@ -587,6 +675,8 @@ typedef struct ss_slice {
   uint32_t *frame;                 /* per function of the block: frame+1 */
   size_t nframe;
   uint64_t version;                /* the block's fn_version it is for */
+  int64_t tthread[SS_TCACHE];      /* a thread (-1: none), by its low bits, */
+  size_t tix[SS_TCACHE];           /* and its index in ts (g1: not the group's) */
 } ss_slice;
 
 /* The calls of block b that the slice starting at `a` gives for threads
@@ -619,13 +709,18 @@ static int ssTake(ss_slice *sl, const fnt_call_block *b, const cli_export *o,
     /* A call that started in an earlier slice was given there. */
     if( (start<a && a>lo) || !inWindow(o, start, end) ) continue;
     if( b->thread[i]!=lastThread ){
-      size_t l = g0, h = g1;
+      size_t l = g0, h = g1, s;
       lastThread = b->thread[i];
-      while( l<h ){
-        size_t mid = (l+h)/2;
-        if( ts[mid]<(uint64_t)lastThread ) l = mid+1; else h = mid;
+      s = (size_t)lastThread & (SS_TCACHE-1);
+      if( sl->tthread[s]!=lastThread ){
+        while( l<h ){
+          size_t mid = (l+h)/2;
+          if( ts[mid]<(uint64_t)lastThread ) l = mid+1; else h = mid;
+        }
+        sl->tthread[s] = lastThread;
+        sl->tix[s] = l<g1 && ts[l]==(uint64_t)lastThread ? l : g1;
       }
-      ix = l<g1 && ts[l]==(uint64_t)lastThread ? l : g1;
+      ix = sl->tix[s];
     }
     if( ix==g1 ) continue;                      /* another group's */
     if( sl->frame[fn]==0 ){
@@ -647,6 +742,7 @@ static int ssTake(ss_slice *sl, const fnt_call_block *b, const cli_export *o,
   return FNT_OK;
 }
 
+#define SS_AHEAD 16               /* calls prefetched ahead of the one written */
 #define SS_RADIX 11               /* bits a pass of the radix sort */
 
 /* Orders the slice's calls by (thread, start, call_id) into sl->key: the
@@ -687,13 +783,17 @@ static int ssSort(ss_slice *sl, uint32_t ng){
   }
   sl->key = key;
   sl->ktmp = tmp;
-  for(i=0; i<sl->n; i++) key[i] &= imask;
+  /* Only calls of equal (thread, start), equal keys above the index, can
+  ** be out of order: the others are not looked at (sl->v read at random
+  ** costs a cache miss a call). */
   for(i=1; i<sl->n; i++){
     uint64_t k = key[i];
-    if( cmpSsCall(&sl->v[key[i-1]], &sl->v[k])<=0 ) continue;
-    for(j=i; j>0 && cmpSsCall(&sl->v[k], &sl->v[key[j-1]])<0; j--) key[j] = key[j-1];
+    if( (key[i-1]^k)>imask || cmpSsCall(&sl->v[key[i-1]&imask], &sl->v[k&imask])<=0 ) continue;
+    for(j=i; j>0 && (key[j-1]^k)<=imask
+             && cmpSsCall(&sl->v[k&imask], &sl->v[key[j-1]&imask])<0; j--) key[j] = key[j-1];
     key[j] = k;
   }
+  for(i=0; i<sl->n; i++) key[i] &= imask;
   return FNT_OK;
 }
 
@@ -710,11 +810,11 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
   int64_t a;
   int rc = FNT_OK;
   memset(&sl, 0, sizeof(sl));
+  for(i=0; i<SS_TCACHE; i++) sl.tthread[i] = -1;
   if( th==0 ) return FNT_E_NOMEM;
   for(i=0; i<ng && rc==FNT_OK; i++){
     th[i].first = lo;
     th[i].last = lo;
-    th[i].none = 1;
     if( obInitFile(&th[i].out, tmpfile(), OB_SMALL) ) rc = FNT_E_NOMEM;
     else if( th[i].out.f==0 ) rc = FNT_E_IO;
   }
@@ -738,6 +838,8 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
     rc = ssSort(&sl, (uint32_t)ng);
     for(i=0; i<sl.n && rc==FNT_OK; i++){
       const ss_call *c = &sl.v[sl.key[i]];
+      /* The calls in sorted order lie anywhere in sl.v: fetched ahead. */
+      if( i+SS_AHEAD<sl.n ) __builtin_prefetch(&sl.v[sl.key[i+SS_AHEAD]]);
       rc = ssCall(&th[c->thread], c);
     }
     *ncalls += sl.n;
@@ -745,10 +847,9 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
   for(i=0; i<ng; i++){
     ss_thread *t = &th[i];
     if( rc==FNT_OK ){
-      int fd;
       while( t->ns>0 ){
         t->ns--;
-        ssEvent(t, 'C', t->stack[t->ns].frame, t->stack[t->ns].end);
+        ssEvent(t, 1, t->stack[t->ns].frame, t->stack[t->ns].end);
       }
       obFlush(&t->out);
       if( fflush(t->out.f) || ferror(t->out.f) ) rc = FNT_E_IO;
@@ -756,10 +857,9 @@ static int ssGroup(fnt_snapshot *snap, const cli_export *o, const uint32_t *ts,
                       : "\n{\"type\":\"evented\",\"name\":\"thread ");
       obInt(out, ts[g0+i]);
       obStr(out, "\",\"unit\":\"nanoseconds\",\"events\":[");
-      /* The profile's events follow, copied on the writer thread. */
-      obFlush(out);
-      if( rc==FNT_OK && (fd = dup(fileno(t->out.f)))<0 ) rc = FNT_E_IO;
-      if( rc==FNT_OK ) writer_copy_fd(out->w, fd);
+      if( rc==FNT_OK ) rc = ssFormat(t, out);
+    }
+    if( rc==FNT_OK ){
       obStr(out, "\n],\"startValue\":");
       obInt(out, t->first);
       obStr(out, ",\"endValue\":");

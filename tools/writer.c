@@ -1,15 +1,14 @@
 /*
 ** writer.c -- an export's output written on its own thread (writer.h).
 **
-** A queue of jobs (a filled buffer, or a file to copy) between the
-** formatting thread and the writer thread, under one mutex: the writer
-** takes the oldest job, writes it with the lock released, and gives the
-** buffer back to the free list.  WRITER_NBUF buffers bound the memory and
-** how far formatting may run ahead.  After the first failed write the
-** writer drops what is queued (so the formatter never waits on a dead
-** output) and keeps the errno for writer_close's message.  A stdio
-** stream (fopencookie) copies what is printed to it into a buffer and puts
-** the buffer when full.
+** A queue of filled buffers between the formatting thread and the writer
+** thread, under one mutex: the writer takes the oldest, writes it with the
+** lock released, and gives it back to the free list.  WRITER_NBUF buffers
+** bound the memory and how far formatting may run ahead.  After the first
+** failed write the writer drops what is queued (so the formatter never
+** waits on a dead output) and keeps the errno for writer_close's message.
+** A stdio stream (fopencookie) copies what is printed to it into a buffer
+** and puts the buffer when full.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +16,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,12 +23,11 @@
 #include "writer.h"
 
 #define WRITER_NBUF 4              /* buffers: 1 being filled, 3 queued */
-#define WRITER_NJOB 16             /* queued jobs (files to copy take none) */
+#define WRITER_NJOB WRITER_NBUF    /* queued buffers */
 
 typedef struct writer_job {
-  char *buf;                       /* a buffer to write, or NULL: */
+  char *buf;                       /* a buffer to write */
   size_t n;
-  int fd;                          /* a file to copy */
 } writer_job;
 
 struct writer {
@@ -68,31 +65,6 @@ static int writeAll(int fd, const char *p, size_t n){
   return 0;
 }
 
-/* Copies file `in` into `out`: sendfile (in the kernel), or read and write
-** where sendfile does not apply (an O_APPEND output).  @return 0 or an
-** errno. */
-static int copyFile(int out, int in){
-  char buf[1<<16];
-  off_t off = 0;
-  for(;;){
-    ssize_t k = sendfile(out, in, &off, 1<<30);
-    if( k>0 ) continue;
-    if( k==0 ) return 0;
-    if( errno==EINTR ) continue;
-    if( errno!=EINVAL && errno!=ENOSYS ) return errno;
-    break;
-  }
-  for(;;){
-    ssize_t k = pread(in, buf, sizeof(buf), off);
-    int rc;
-    if( k<0 && errno==EINTR ) continue;
-    if( k<0 ) return errno;
-    if( k==0 ) return 0;
-    if( (rc = writeAll(out, buf, (size_t)k))!=0 ) return rc;
-    off += k;
-  }
-}
-
 static void *writerMain(void *arg){
   writer *w = arg;
   pthread_mutex_lock(&w->mu);
@@ -104,12 +76,11 @@ static void *writerMain(void *arg){
     j = w->job[w->head];
     pthread_mutex_unlock(&w->mu);
     if( w->err==0 ){
-      rc = j.buf ? writeAll(w->fd, j.buf, j.n) : copyFile(w->fd, j.fd);
+      rc = writeAll(w->fd, j.buf, j.n);
     }
-    if( j.buf==0 ) close(j.fd);
     pthread_mutex_lock(&w->mu);
     if( rc && w->err==0 ) w->err = rc;
-    if( j.buf ) w->free[w->nfree++] = j.buf;
+    w->free[w->nfree++] = j.buf;
     w->head = (w->head+1) % WRITER_NJOB;
     w->njob--;
     pthread_cond_signal(&w->has_room);
@@ -230,7 +201,6 @@ static void queueBuffer(writer *w, char *buf, size_t n){
   writer_job j;
   j.buf = buf;
   j.n = n;
-  j.fd = -1;
   pthread_mutex_lock(&w->mu);
   queueJob(w, j);
   pthread_mutex_unlock(&w->mu);
@@ -240,16 +210,6 @@ char *writer_put(writer *w, char *buf, size_t n){
   if( n==0 ) return buf;
   queueBuffer(w, buf, n);
   return writer_buffer(w);
-}
-
-void writer_copy_fd(writer *w, int fd){
-  writer_job j;
-  j.buf = 0;
-  j.n = 0;
-  j.fd = fd;
-  pthread_mutex_lock(&w->mu);
-  queueJob(w, j);
-  pthread_mutex_unlock(&w->mu);
 }
 
 /* The stream's write: it takes every byte (a failed write is the

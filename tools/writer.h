@@ -3,11 +3,9 @@
 **
 ** The thread that formats (fnt export: millions of calls as text) fills
 ** buffers and hands them over; the writer thread does the write(2)s, so
-** formatting and writing overlap.  Whole files made on the side (the
-** speedscope export's per-thread profiles) are copied into the output on
-** the writer thread too (sendfile), in their place among the buffers.
-** Output made with fprintf (fnt flame's SVG, fnt report's page) goes
-** through a stdio stream into the writer's buffers (writer_stream).
+** formatting and writing overlap.  Output made with fprintf (fnt flame's
+** SVG, fnt report's page) goes through a stdio stream into the writer's
+** buffers (writer_stream).
 **
 ** Nothing half-written is left under the output's name: a regular file
 ** (or a name not taken yet) is written under a temporary name beside it,
@@ -40,11 +38,6 @@ char *writer_buffer(writer *w);
 ** after everything queued before, and returns an empty buffer to fill
 ** next, waiting while every buffer is queued. */
 char *writer_put(writer *w, char *buf, size_t n);
-
-/* Queues the bytes of the file open as fd, from its offset 0 to its end,
-** after everything queued before; the writer closes fd once copied.  The
-** file must not change until then. */
-void writer_copy_fd(writer *w, int fd);
 
 /* A stdio stream into w, for output made with fprintf: its bytes fill
 ** w's buffers, which go out as writer_put's do.  Put nothing else into w

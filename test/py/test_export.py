@@ -463,6 +463,29 @@ def test_awkward_symbols(tmp_path):
     conn.close()
 
 
+def test_speedscope_far_times(tmp_path):
+    """Times far apart: the speedscope export codes each event's distance
+    from its thread's previous one in 32 bits, a larger one (the first at
+    2^40 ns, a gap of 2^33 ns, a call of 2^34 ns) given whole."""
+    wh = str(tmp_path / "wh")
+    conn = tc.connect(wh)
+    t0, gap = 1 << 40, 1 << 33
+    evs = [(1, 0, t0, "a", "", "entry"), (1, 1, t0 + 5, "a", "", "exit"),
+           (1, 2, t0 + 5 + gap, "b", "", "entry"), (1, 3, t0 + 6 + gap, "c", "", "entry"),
+           (1, 4, t0 + 7 + gap, "c", "", "exit"),
+           (1, 5, t0 + 7 + gap + (1 << 34), "b", "", "exit"),
+           (2, 6, 3, "a", "", "entry"), (2, 7, t0 + gap, "a", "", "exit")]
+    assert tc.file(conn, tc.chunk_doc("acme/w", None, "far", evs, 0, 1, len(evs))) == 1
+    calls = conn.execute(CALLS_SQL, ("far",)).fetchall()
+    assert len(calls) == 4
+    path = str(tmp_path / "far.speedscope")
+    fnt(wh, "export", "far", "--format", "speedscope", "-o", path)
+    check_speedscope(path, calls)
+    ats = [e["at"] for p in json.load(open(path))["profiles"] for e in p["events"]]
+    assert max(ats) == t0 + 7 + gap + (1 << 34)
+    conn.close()
+
+
 # ------------------------------------------------------------ the output
 
 @pytest.fixture(scope="module")
