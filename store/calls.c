@@ -515,7 +515,7 @@ struct fnt_calls {
   size_t nsorted, capsorted, isorted;
   int64_t yielded;
   int by_block;             /* 1 read by blocks, 0 by rows, -1 not yet */
-  uint64_t fn_version;      /* bumped when a block's functions change */
+  uint64_t fn_version;      /* new (st->fn_versions) when a block's functions change */
   const char **memsym;      /* a replayed run's symbols, per function */
   fnt_call row_out;
   uint64_t rowid;
@@ -802,7 +802,7 @@ static int rgNext(fnt_calls *sc, unsigned cols){
       if( rc ) return rc;
       sc->rg = 0;
       sc->g.n = sc->row = 0;
-      sc->fn_version++;
+      sc->fn_version = ++sc->st->fn_versions;
     }
   }
 }
@@ -938,7 +938,7 @@ static int memBlock(fnt_calls *sc, fnt_call_block *b){
     sc->memsym = fnt_calloc((size_t)sc->tab.nfn+1, sizeof(char*));
     if( sc->memsym==0 ) return nomem(sc);
     for(k=0; k<sc->tab.nfn; k++) sc->memsym[k] = sc->tab.fn[k].symbol;
-    sc->fn_version++;
+    sc->fn_version = ++sc->st->fn_versions;
   }
   while( sc->imem<sc->mem.n && j<FNT_CALLS_RG_ROWS ){
     const fnt_callrec *r = &sc->mem.a[sc->imem++];

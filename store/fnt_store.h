@@ -600,7 +600,8 @@ int fnt_calls_next(fnt_calls *sc, const fnt_call **row);
 ** dur_ns[i]); its symbol is fn_symbol[fn[i]].  Everything is owned by the
 ** scan and valid until the next call on it; fn_version changes whenever
 ** fn_symbol does, so a reader may keep what it derives per function (say,
-** its name escaped for JSON) until then. */
+** its name escaped for JSON) until then.  A version is never given twice
+** by one handle, so what a reader keeps across scans is renewed too. */
 typedef struct fnt_call_block {
   size_t n;
   const char *run_id;

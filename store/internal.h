@@ -214,6 +214,7 @@ struct fnt_store {
   uint64_t group_serial, group_offset, segment_serial;
   uint32_t group_rg;
   int threads;                       /* filing may use a worker thread */
+  uint64_t fn_versions;              /* the last fnt_call_block.fn_version given */
 };
 /* dir/rel into a fresh allocation. */
 char *fnt_path_join(const fnt_store *st, const char *rel);
