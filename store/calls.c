@@ -846,15 +846,16 @@ static int runNext(fnt_calls *sc, fnt_call *c){
 
 /* The columns a block reader asks for (fnt_call_predicate.block_cols) as
 ** FNT_CR_* bits to decode: parent_id needs depth (-1 at depth 0), self_ns
-** dur_ns (stored as dur - self). */
+** dur_ns (stored as dur - self).  Depth is always given: it costs no chunk
+** (a row group's footer holds it), and fileBlock tests it for every row. */
 static unsigned blockCols(uint64_t asked){
   static const struct { int col; unsigned cr; } map[] = {
     {FNT_CALL_THREAD, FNT_CR_THREAD}, {FNT_CALL_CALL_ID, FNT_CR_CALL_ID},
-    {FNT_CALL_PARENT_ID, FNT_CR_PARENT|FNT_CR_DEPTH}, {FNT_CALL_DEPTH, FNT_CR_DEPTH},
+    {FNT_CALL_PARENT_ID, FNT_CR_PARENT},
     {FNT_CALL_START_NS, FNT_CR_START}, {FNT_CALL_DUR_NS, FNT_CR_DUR},
     {FNT_CALL_SELF_NS, FNT_CR_SELF|FNT_CR_DUR}, {FNT_CALL_SYMBOL, FNT_CR_FN},
   };
-  unsigned cr = 0;
+  unsigned cr = FNT_CR_DEPTH;
   size_t i;
   for(i=0; i<sizeof(map)/sizeof(map[0]); i++){
     if( asked==0 || (asked & FNT_CALL_COL(map[i].col)) ) cr |= map[i].cr;
