@@ -20,6 +20,7 @@ const char *fnt_strerror(int code){
     case FNT_E_FORMAT:   return "unsupported format version";
     case FNT_E_MISUSE:   return "API misuse";
     case FNT_E_EXPIRED:  return "snapshot expired while read, retry";
+    case FNT_E_LIMIT:    return "memory limit reached";
     default:             return "unknown error";
   }
 }

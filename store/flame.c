@@ -55,6 +55,7 @@ typedef struct flame_build {
   /* the calls read */
   flame_call *call;
   size_t ncall, capcall;
+  size_t limit;           /* bytes the build may hold (fnt_flame_compute_within) */
 } flame_build;
 
 size_t fnt_flame_count(const fnt_flame *f){ return f ? f->n : 0; }
@@ -183,6 +184,16 @@ static uint32_t *orderByDepth(const flame_build *b){
   return out;
 }
 
+/* FNT_E_LIMIT when what the build holds, and `more` bytes it is about to
+** take, pass its limit; else FNT_OK. */
+static int within(const flame_build *b, size_t more){
+  size_t used = b->capcall*sizeof(flame_call)
+              + (size_t)b->nodes.cap*sizeof(fnt_calls_stack)
+              + (b->nodes.slot ? ((size_t)b->nodes.mask+1)*sizeof(uint32_t) : 0)
+              + (size_t)b->capsym*(sizeof(char*) + 2*sizeof(uint32_t));
+  return used + more > b->limit ? FNT_E_LIMIT : FNT_OK;
+}
+
 /* Room for one more call.  @return FNT_OK or FNT_E_NOMEM. */
 static int growCalls(flame_build *b){
   if( b->ncall==b->capcall ){
@@ -250,6 +261,10 @@ static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
       version = k.fn_version;
     }
     rc = addBlock(b, &k, symOf);
+    /* folding takes three words per call and a node per call at most */
+    if( rc==FNT_OK ){
+      rc = within(b, b->ncall*(3*sizeof(uint32_t) + sizeof(uint32_t) + sizeof(fnt_calls_stack)));
+    }
   }
   fnt_free(symOf);
   fnt_calls_close(sc);
@@ -383,14 +398,17 @@ static int foldStored(flame_build *b, fnt_snapshot *snap, const char *run_id,
     if( *ok && !seg->funcs_loaded ) rc = fnt_segment_load_funcs(b->st, seg);
     if( rc==FNT_OK && *ok ) rc = symMapFor(&m, seg);
     if( rc==FNT_OK && *ok ) rc = addFileStacks(b, seg, &m);
+    if( rc==FNT_OK && *ok ) rc = within(b, 0);
     fnt_segment_release(b->st, seg);
   }
   fnt_free(m.id);
   if( rc==FNT_OK && !*ok ){
     fnt_store *st = b->st;
+    size_t limit = b->limit;
     buildClear(b);
     memset(b, 0, sizeof(*b));
     b->st = st;
+    b->limit = limit;
   }
   if( rc==FNT_OK && *ok ) rc = fnt_calls_read_open(b->st, files.tail, &tab, &v);
   for(i=0; rc==FNT_OK && *ok && i<v.n; i++){
@@ -511,8 +529,11 @@ static int makeRows(flame_build *b, fnt_flame *f){
   size_t total = 0, off = 0, i, n = 0, norder = 0;
   size_t *len, *symLen, *at;    /* at: a node's text offset + 1, 0 none */
   uint32_t k, *order;
-  int sorted = 1, plain = 0;
+  int sorted = 1, plain = 0, rc;
   const fnt_calls_stack *node = b->nodes.node;
+  /* lengths, offsets and the order's arrays: about 6 words a node */
+  if( (rc = within(b, (size_t)b->nodes.n*6*sizeof(size_t)))!=FNT_OK ) return rc;
+  rc = FNT_E_NOMEM;
   len = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
   at = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
   symLen = fnt_malloc(((size_t)b->nsym+1)*sizeof(size_t));
@@ -525,6 +546,9 @@ static int makeRows(flame_build *b, fnt_flame *f){
     len[k] = symLen[x->fn] + (x->parent ? len[x->parent-1]+1 : 0);
     if( x->calls ){ total += len[k]+1; n++; }
   }
+  rc = within(b, (size_t)b->nodes.n*3*sizeof(size_t) + total + n*sizeof(fnt_flame_row));
+  if( rc!=FNT_OK ) goto nomem;
+  rc = FNT_E_NOMEM;
   f->rows = fnt_calloc(n ? n : 1, sizeof(fnt_flame_row));
   f->text = fnt_malloc(total ? total : 1);
   bigBuffer(f->text, total);
@@ -588,11 +612,17 @@ nomem:
   fnt_free(at);
   fnt_free(symLen);
   fnt_free(order);
-  return FNT_E_NOMEM;
+  return rc;
 }
 
 int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
                       const fnt_flame_window *w, fnt_flame **out){
+  return fnt_flame_compute_within(snap, run_id, w, SIZE_MAX, out);
+}
+
+int fnt_flame_compute_within(fnt_snapshot *snap, const char *run_id,
+                             const fnt_flame_window *w, size_t max_bytes,
+                             fnt_flame **out){
   flame_build b;
   fnt_flame *f;
   fnt_store *st;
@@ -609,6 +639,7 @@ int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
   if( f==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
   memset(&b, 0, sizeof(b));
   b.st = st;
+  b.limit = max_bytes;
   if( w==0 ){
     int ok = 0;
     rc = foldStored(&b, snap, run_id, &ok);
@@ -622,6 +653,9 @@ int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
   if( rc ){
     fnt_flame_free(f);
     if( rc==FNT_E_NOMEM ) return fnt_err(st, rc, "run '%s': out of memory folding its stacks", run_id);
+    if( rc==FNT_E_LIMIT ){
+      return fnt_err(st, rc, "run '%s': folding its stacks takes more than %zu bytes", run_id, max_bytes);
+    }
     return rc;
   }
   *out = f;

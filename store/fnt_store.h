@@ -64,6 +64,8 @@ extern "C" {
 #define FNT_E_MISUSE    (-9)  /* an API used out of contract (NULL handle...) */
 #define FNT_E_EXPIRED  (-10)  /* the snapshot being read was expired and its
                               ** files removed meanwhile: retry with a new one */
+#define FNT_E_LIMIT    (-11)  /* a computation would pass the memory limit it
+                              ** was given: nothing is wrong, ask another way */
 
 /* The fixed English text of an error code ("I/O error", ...). */
 const char *fnt_strerror(int code);
@@ -693,6 +695,14 @@ typedef struct fnt_flame fnt_flame;
 **         negative code; on failure *out is NULL. */
 int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
                       const fnt_flame_window *w, fnt_flame **out);
+/* fnt_flame_compute() within `max_bytes` of memory (the calls read, the
+** stack nodes and the rows' text, counted as they grow): past it the work
+** stops and FNT_E_LIMIT says so, with nothing left allocated.  A caller
+** that must not hold a run's stacks at once (an export) then folds them
+** another way. */
+int fnt_flame_compute_within(fnt_snapshot *snap, const char *run_id,
+                             const fnt_flame_window *w, size_t max_bytes,
+                             fnt_flame **out);
 size_t fnt_flame_count(const fnt_flame *f);
 /* Rows ordered by stack (strcmp); owned by `f`. */
 const fnt_flame_row *fnt_flame_rows(const fnt_flame *f);

@@ -93,8 +93,9 @@ typedef struct sys_result {
   uint64_t tl_rows;
   /* exports (chrome, speedscope) and flame graphs: exportsBench, flameBench */
   int exp_ran;
-  double exp_s[2], exp_floor_s[2];       /* fnt export; the floor: its bytes copied */
-  uint64_t exp_bytes[2];
+  double exp_s[4], exp_floor_s[4];       /* fnt export; the floor: its bytes copied */
+  uint64_t exp_bytes[4];
+  long exp_rss_kb[4];                    /* the export's peak RSS */
   double flame_run_s, flame_win_s;       /* medians */
   uint64_t flame_run_stacks;             /* rows of the run's flame */
   uint64_t flame_win_calls;              /* calls of a window, on average */
@@ -214,6 +215,99 @@ static int inChild(int (*fn)(bench *, int, sys_result *), bench *b, int sys,
     return 1;
   }
   return 0;
+}
+
+/* ------------------------------------------------------------------------
+** The launcher: commands whose peak memory the bench reports are started
+** by a process forked when the bench begins, while it is small.  A child
+** forked later from the bench would start with the bench's pages, and
+** its ru_maxrss would keep them (exec keeps the high-water mark).
+*/
+static struct { pid_t pid; int req, resp; } launcher = { -1, -1, -1 };
+
+/* The launcher's loop: an argv (length, then its NUL-ended strings) in,
+** the command's exit status and peak RSS (KiB) out. */
+static void launcherServe(int req, int resp){
+  static char buf[8192];
+  char *argv[64];
+  uint32_t len;
+  while( read(req, &len, sizeof(len))==(ssize_t)sizeof(len) && len<sizeof(buf) ){
+    size_t got = 0, argc = 0, i;
+    long out[2] = { -1, 0 };
+    struct rusage ru;
+    int status;
+    pid_t pid;
+    while( got<len ){
+      ssize_t n = read(req, buf+got, len-got);
+      if( n<=0 ) _exit(1);
+      got += (size_t)n;
+    }
+    for(i=0; i<len && argc<63; i += strlen(buf+i)+1) argv[argc++] = buf+i;
+    argv[argc] = 0;
+    pid = fork();
+    if( pid==0 ){
+      execv("/proc/self/exe", argv);
+      _exit(127);
+    }
+    if( pid>0 && wait4(pid, &status, 0, &ru)==pid ){
+      out[0] = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+      out[1] = ru.ru_maxrss;
+    }
+    if( write(resp, out, sizeof(out))!=(ssize_t)sizeof(out) ) _exit(1);
+  }
+  _exit(0);
+}
+
+static void launcherStart(void){
+  int a[2], c[2];
+  if( pipe(a) ) return;
+  if( pipe(c) ){ close(a[0]); close(a[1]); return; }
+  fflush(stdout);
+  fflush(stderr);
+  launcher.pid = fork();
+  if( launcher.pid==0 ){
+    close(a[1]);
+    close(c[0]);
+    launcherServe(a[0], c[1]);
+  }
+  close(a[0]);
+  close(c[1]);
+  launcher.req = a[1];
+  launcher.resp = c[0];
+  if( launcher.pid<0 ){ close(a[1]); close(c[0]); launcher.req = launcher.resp = -1; }
+}
+
+static void launcherStop(void){
+  if( launcher.pid<=0 ) return;
+  close(launcher.req);
+  close(launcher.resp);
+  waitpid(launcher.pid, 0, 0);
+  launcher.pid = -1;
+}
+
+/* Runs fnt with argv (NULL-ended) through the launcher.  @return its exit
+** status (-1: not run), its peak RSS in *rss_kb. */
+static int launcherRun(const char *const *argv, long *rss_kb){
+  char buf[8192];
+  uint32_t len = 0;
+  long out[2];
+  size_t i, got = 0;
+  if( launcher.pid<=0 ) return -1;
+  for(i=0; argv[i]; i++){
+    size_t n = strlen(argv[i])+1;
+    if( len+n+sizeof(len)>sizeof(buf) ) return -1;
+    memcpy(buf+sizeof(len)+len, argv[i], n);
+    len += (uint32_t)n;
+  }
+  memcpy(buf, &len, sizeof(len));
+  if( write(launcher.req, buf, sizeof(len)+len)!=(ssize_t)(sizeof(len)+len) ) return -1;
+  while( got<sizeof(out) ){
+    ssize_t n = read(launcher.resp, (char*)out+got, sizeof(out)-got);
+    if( n<=0 ) return -1;
+    got += (size_t)n;
+  }
+  *rss_kb = out[1];
+  return (int)out[0];
 }
 
 /* ------------------------------------------------------------------------
@@ -1114,13 +1208,13 @@ static int timelineBench(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *
 }
 
 /* ------------------------------------------------------------------------
-** Exports and flame graphs: `fnt export` of the whole run as chrome and as
-** speedscope (the real command in a child process, to a scratch file in
+** Exports and flame graphs: `fnt export` of the whole run in each format
+** (the real command, started by the launcher, to a scratch file in
 ** the bench's folder), beside its floor (the same bytes copied from the
 ** OS cache to a file in the same folder, as cat would); fnt_flame of the
 ** whole run and of windows of about 100k calls.
 */
-static const char *const exportFormat[2] = { "chrome", "speedscope" };
+static const char *const exportFormat[4] = { "chrome", "speedscope", "folded", "pprof" };
 #define FLAME_WINDOW_CALLS 100000
 #define FLAME_WINDOWS 5
 #define FLAME_RUNS 3
@@ -1141,27 +1235,24 @@ static double copyFile(const char *from, const char *to){
   return in<0 || out<0 || n<0 ? -1 : t;
 }
 
-/* `fnt -q -w WH export RUN --format F -o FILE` for both formats, timed. */
+/* `fnt -q -w WH export RUN --format F -o FILE` for each format, timed,
+** with its peak RSS. */
 static int exportsBench(bench *b, sys_result *r){
   char out[PATH_MAX+64], copy[PATH_MAX+64];
   int k;
-  for(k=0; k<2; k++){
+  for(k=0; k<4; k++){
+    const char *argv[] = { "fnt", "-q", "-w", b->path[SYS_FNT_C], "export", b->runId,
+                           "--format", exportFormat[k], "-o", out, 0 };
     struct stat sb;
-    int status = -1;
+    int status;
     double t;
-    pid_t pid;
     snprintf(out, sizeof(out), "%s/export.%s", b->root, exportFormat[k]);
     snprintf(copy, sizeof(copy), "%s/export.copy", b->root);
     fflush(stdout);
     fflush(stderr);
     t = now();
-    pid = fork();
-    if( pid==0 ){
-      execl("/proc/self/exe", "fnt", "-q", "-w", b->path[SYS_FNT_C], "export", b->runId,
-            "--format", exportFormat[k], "-o", out, (char*)0);
-      _exit(127);
-    }
-    if( pid<0 || waitpid(pid, &status, 0)<0 || !WIFEXITED(status) || WEXITSTATUS(status)!=0 ){
+    status = launcherRun(argv, &r->exp_rss_kb[k]);
+    if( status!=0 ){
       progress("fnt export --format %s: failed (status %d)", exportFormat[k], status);
       return 1;
     }
@@ -1988,7 +2079,7 @@ typedef struct figure {
 #define NOVAL (-1.0)
 
 static int nFig;
-static figure figs[48];
+static figure figs[64];
 
 static figure *addFig(const char *key, const char *name, const char *via,
                       const char *unit, int sysFnt, int op, double target){
@@ -2017,11 +2108,24 @@ static void exportFigures(bench *b){
   figure *f;
   int k;
   if( !b->sys[SYS_FNT_C].ran || !r->exp_ran ) return;
-  for(k=0; k<2; k++){
-    f = addFig(k ? "export_speedscope" : "export_chrome",
-               k ? "export speedscope" : "export chrome", "CLI", "Mcall/s", SYS_FNT_C, 1, 5);
+  static const char *const rateKey[4] = {
+    "export_chrome", "export_speedscope", "export_folded", "export_pprof" };
+  static const char *const rateName[4] = {
+    "export chrome", "export speedscope", "export folded", "export pprof" };
+  static const char *const rssKey[4] = {
+    "export_chrome_rss", "export_speedscope_rss", "export_folded_rss", "export_pprof_rss" };
+  static const char *const rssName[4] = {
+    "export chrome RSS", "export speedscope RSS",
+    "export folded RSS", "export pprof RSS" };
+  for(k=0; k<4; k++){
+    /* the rate target is chrome's and speedscope's (issue: >= 5 M calls/s) */
+    f = addFig(rateKey[k], rateName[k], "CLI", "Mcall/s", SYS_FNT_C, k<2, 5);
     f->v[SYS_FNT_C] = calls / r->exp_s[k] / 1e6;
     f->floor = r->exp_floor_s[k]>0 ? calls / r->exp_floor_s[k] / 1e6 : NOVAL;
+  }
+  for(k=0; k<4; k++){
+    f = addFig(rssKey[k], rssName[k], "CLI", "MiB", SYS_FNT_C, -1, 64);
+    f->v[SYS_FNT_C] = r->exp_rss_kb[k]/1024.0;
   }
   f = addFig("flame_run_c", "flame of the run", "C API", "ms", SYS_FNT_C, -1, 50);
   f->v[SYS_FNT_C] = r->flame_run_s*1e3;
@@ -2240,10 +2344,12 @@ static void printTable(bench *b){
   if( b->sys[SYS_FNT_C].r.exp_ran ){
     const sys_result *r = &b->sys[SYS_FNT_C].r;
     printf("exports: `fnt export` of the run's %lld calls to a file in --dir: chrome\n"
-           "%.1f MiB, speedscope %.1f MiB; floor: the same bytes copied to that folder\n"
-           "(cat).  flame: medians of %d whole-run and %d window flames (windows of\n"
-           "%llu calls on average); the run's flame has %llu stacks.\n", (long long)r->heat_calls,
+           "%.1f MiB, speedscope %.1f MiB, folded %.1f MiB, pprof %.1f MiB; floor: the\n"
+           "same bytes copied to that folder (cat).  flame: medians of %d whole-run and\n"
+           "%d window flames (windows of %llu calls on average); the run's flame has\n"
+           "%llu stacks.\n", (long long)r->heat_calls,
            (double)r->exp_bytes[0]/1048576.0, (double)r->exp_bytes[1]/1048576.0,
+           (double)r->exp_bytes[2]/1048576.0, (double)r->exp_bytes[3]/1048576.0,
            FLAME_RUNS, FLAME_WINDOWS, (unsigned long long)r->flame_win_calls,
            (unsigned long long)r->flame_run_stacks);
   }
@@ -2342,8 +2448,8 @@ static void usage(FILE *out){
     "Files one deterministic synthetic trace into fntrace (C API and SQL) and\n"
     "into plain SQLite schemas, then times replay windows, a full scan, heat,\n"
     "fnt_timeline at 2,000 buckets zooming from the whole run to 10 us,\n"
-    "fnt_flame of the run and of 100k-call windows, `fnt export` as chrome and\n"
-    "speedscope,\n"
+    "fnt_flame of the run and of 100k-call windows, `fnt export` in each format\n"
+    "(rate and peak RSS),\n"
     "opening a warehouse of many snapshots and comparing two commits of many\n"
     "runs (fnt_compare); prints one table with the\n"
     "figures, fntrace's targets and fntrace/alternative ratios.\n\n"
@@ -2613,6 +2719,7 @@ int cmd_bench(int argc, char **argv){
   sys_result tmp;
   if( b==0 ){ cli_error("bench", "out of memory"); return 1; }
   if( (i = parseArgs(b, argc, argv))>=0 ){ free(b); return i; }
+  launcherStart();
   snprintf(b->runId, sizeof(b->runId), "bench-run");
   if( cli_extension_path(b->ext, sizeof(b->ext)) ){
     cli_error("bench", "cannot locate the fntrace extension beside this program");
@@ -2773,6 +2880,7 @@ int cmd_bench(int argc, char **argv){
   }
   rc = 0;
 done:
+  launcherStop();
   if( !b->o.keep ){
     for(i=0; i<=NSYS+1; i++){
       if( created[i] ) removeTree(i<NSYS ? b->path[i] : i==NSYS ? b->snapPath : b->cmpPath);

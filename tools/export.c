@@ -32,11 +32,13 @@
 #include <zlib.h>
 
 #include "fnt.h"
+#include "folded.h"
+#include "strtab.h"
 #include "writer.h"
 
 /* ------------------------------------------------------------ options */
 
-enum { OPT_FORMAT = 1000, OPT_FROM, OPT_TO, OPT_THREAD, OPT_DIFF };
+enum { OPT_FORMAT = 1000, OPT_FROM, OPT_TO, OPT_THREAD, OPT_DIFF, OPT_MEMORY };
 
 static const struct option exportOpts[] = {
   {"format", required_argument, 0, OPT_FORMAT},
@@ -45,6 +47,7 @@ static const struct option exportOpts[] = {
   {"to",     required_argument, 0, OPT_TO},
   {"thread", required_argument, 0, OPT_THREAD},
   {"diff",   no_argument,       0, OPT_DIFF},
+  {"memory", required_argument, 0, OPT_MEMORY},
   {"help",   no_argument,       0, 'h'},
   {0, 0, 0, 0}
 };
@@ -67,6 +70,7 @@ int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
   int c, hasFrom = 0, hasTo = 0;
   memset(o, 0, sizeof(*o));
   o->thread = -1;
+  o->memory = (size_t)CLI_EXPORT_MEMORY_MIB << 20;
   optind = 1;
   while( (c = getopt_long(argc, argv, "o:h", exportOpts, 0))!=-1 ){
     switch( c ){
@@ -81,6 +85,14 @@ int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
         if( (o->thread = optInt(cmd, "thread", optarg))<0 ) return 2;
         if( o->thread>UINT32_MAX ){ cli_error(cmd, "--thread: %s is above 2^32-1", optarg); return 2; }
         break;
+      case OPT_MEMORY: {
+        int64_t mib;
+        if( strcmp(cmd, "export")!=0 ) goto bad;
+        if( (mib = optInt(cmd, "memory", optarg))<0 ) return 2;
+        if( mib>((int64_t)1<<40) ){ cli_error(cmd, "--memory: %s MiB is too much", optarg); return 2; }
+        o->memory = (size_t)mib << 20;
+        break;
+      }
       case OPT_DIFF:
         if( strcmp(cmd, "flame")!=0 ) goto bad;
         o->diff = 1;
@@ -481,50 +493,12 @@ static int exportChrome(fnt_snapshot *snap, const cli_export *o, ob *out,
 
 /* ------------------------------------------------------------ speedscope */
 
-/* Frames: symbols interned to indexes of speedscope's shared.frames, fewer
-** than 2^31 (an event codes frame*2 in 32 bits, ssEvent). */
-typedef struct frames {
-  char **name;
-  uint32_t n, cap;
-  uint32_t *slot, mask;
-} frames;
+/* Frames: symbols interned to indexes of speedscope's shared.frames (or
+** pprof's functions), fewer than 2^31 (an event codes frame*2 in 32 bits,
+** ssEvent). */
+typedef strtab frames;
 
-static uint32_t strHash(const char *z){
-  uint32_t h = 2166136261u;
-  for(; *z; z++) h = (h ^ (unsigned char)*z) * 16777619u;
-  return h;
-}
-
-static int64_t frameOf(frames *fr, const char *z){
-  uint32_t h, i;
-  if( (fr->n+1)*2 > (fr->slot ? fr->mask+1 : 0) ){
-    uint32_t nSlot = fr->slot ? (fr->mask+1)*2 : 1024;
-    uint32_t *a = calloc(nSlot, sizeof(uint32_t));
-    if( a==0 ) return -1;
-    for(i=0; i<fr->n; i++){
-      h = strHash(fr->name[i]) & (nSlot-1);
-      while( a[h] ) h = (h+1) & (nSlot-1);
-      a[h] = i+1;
-    }
-    free(fr->slot);
-    fr->slot = a;
-    fr->mask = nSlot-1;
-  }
-  for(h = strHash(z) & fr->mask; fr->slot[h]; h = (h+1) & fr->mask){
-    if( strcmp(fr->name[fr->slot[h]-1], z)==0 ) return fr->slot[h]-1;
-  }
-  if( fr->n>=(1u<<31)-1 ) return -1;
-  if( fr->n==fr->cap ){
-    uint32_t nNew = fr->cap ? fr->cap*2 : 256;
-    char **a = realloc(fr->name, nNew*sizeof(char*));
-    if( a==0 ) return -1;
-    fr->name = a;
-    fr->cap = nNew;
-  }
-  if( (fr->name[fr->n] = strdup(z))==0 ) return -1;
-  fr->slot[h] = ++fr->n;
-  return fr->n-1;
-}
+static int64_t frameOf(frames *fr, const char *z){ return strtab_intern(fr, z, strlen(z)); }
 
 /* A call of one slice, and the frames still open on a thread's stack. */
 typedef struct ss_call {
@@ -941,9 +915,7 @@ static int exportSpeedscope(fnt_snapshot *snap, const cli_export *o, ob *out,
   }
   obStr(out, "]}}\n");
 done:
-  for(i=0; i<fr.n; i++) free(fr.name[i]);
-  free(fr.name);
-  free(fr.slot);
+  strtab_clear(&fr);
   free(ts.a);
   return rc<0 ? rc : FNT_OK;
 }
@@ -996,93 +968,180 @@ static void ppValueType(pb *b, unsigned field, uint64_t type, uint64_t unit){
   free(m.p);
 }
 
-/* The profile: strings 0 "", 1 calls, 2 count, 3 wall, 4 nanoseconds, then
-** one per symbol (function and location id k+1: symbol k, string k+5). */
-static int ppEncode(const fnt_flame *fl, int64_t duration, pb *b){
-  frames fr = {0};
-  pb m = {0}, loc = {0};
-  size_t i;
-  static const char *const fixed[] = {"", "calls", "count", "wall", "nanoseconds"};
-  ppValueType(b, PP_SAMPLE_TYPE, 1, 2);
-  ppValueType(b, PP_SAMPLE_TYPE, 3, 4);
-  for(i=0; i<fnt_flame_count(fl); i++){
-    const fnt_flame_row *r = &fnt_flame_rows(fl)[i];
-    const char *s = r->stack, *e = s + strlen(s);
-    m.n = loc.n = 0;
-    /* Locations leaf first: the stack read from its end. */
-    while( e>s ){
-      const char *q = e;
-      char *name;
-      int64_t id;
-      while( q>s && q[-1]!=';' ) q--;
-      name = strndup(q, (size_t)(e-q));
-      id = name ? frameOf(&fr, name) : -1;
-      free(name);
-      if( id<0 ) goto nomem;
-      pbVarint(&loc, (uint64_t)id+1);
-      e = q>s ? q-1 : s;
-    }
-    pbBytes(&m, 1, loc.p, loc.n);             /* location_id, packed */
-    {
-      pb vals = {0};
-      pbVarint(&vals, (uint64_t)r->calls);
-      pbVarint(&vals, (uint64_t)r->self_ns);
-      pbBytes(&m, 2, vals.p, vals.n);         /* value, packed */
-      m.failed |= vals.failed;
-      free(vals.p);
-    }
-    pbBytes(b, PP_SAMPLE, m.p, m.n);
-  }
-  for(i=0; i<fr.n; i++){
-    pb line = {0};
-    m.n = 0;
-    pbInt(&line, 1, i+1);                     /* Line.function_id */
-    pbInt(&m, 1, i+1);                        /* Location.id */
-    pbBytes(&m, 4, line.p, line.n);           /* Location.line */
-    m.failed |= line.failed;
-    free(line.p);
-    pbBytes(b, PP_LOCATION, m.p, m.n);
-    m.n = 0;
-    pbInt(&m, 1, i+1);                        /* Function.id */
-    pbInt(&m, 2, i+5);                        /* Function.name */
-    pbInt(&m, 3, i+5);                        /* Function.system_name */
-    pbBytes(b, PP_FUNCTION, m.p, m.n);
-  }
-  for(i=0; i<5; i++) pbBytes(b, PP_STRING, fixed[i], strlen(fixed[i]));
-  for(i=0; i<fr.n; i++) pbBytes(b, PP_STRING, fr.name[i], strlen(fr.name[i]));
-  pbInt(b, PP_DURATION, (uint64_t)duration);
-  ppValueType(b, PP_PERIOD_TYPE, 3, 4);
-  pbInt(b, PP_PERIOD, 1);
-  if( m.failed || loc.failed || b->failed ) goto nomem;
-  free(m.p); free(loc.p);
-  for(i=0; i<fr.n; i++) free(fr.name[i]);
-  free(fr.name); free(fr.slot);
-  return FNT_OK;
-nomem:
-  free(m.p); free(loc.p);
-  for(i=0; i<fr.n; i++) free(fr.name[i]);
-  free(fr.name); free(fr.slot);
-  return FNT_E_NOMEM;
-}
-
-/* Writes b gzipped to out.  @return 0, or -1 (a zlib error). */
-static int gzipTo(const pb *b, ob *out){
+/* The profile, encoded as the stacks come and gzipped on the way out:
+** strings 0 "", 1 calls, 2 count, 3 wall, 4 nanoseconds, then one per
+** symbol (function and location id k+1: symbol k, string k+5).  The
+** samples go first; the locations, functions and strings they name
+** follow them (protobuf reads a message's fields in any order). */
+typedef struct pp_stream {
+  ob *out;
   z_stream z;
+  pb buf;                 /* encoded, not yet deflated */
+  pb m, loc;              /* one sample's message and locations */
+  frames fr;
+  int64_t total;          /* the samples' wall time: the duration */
+  uint64_t calls;
+  /* the previous stack, whose leading frames the next one mostly shares:
+  ** its text, and per frame from depth 0 its id and where it ends */
+  char *prev;
+  size_t nprev, capprev;
+  uint32_t *id;
+  size_t *end, nid, capid;
+} pp_stream;
+
+/* Deflates what buf holds into out (all of it with Z_FINISH).
+** @return 0, or -1 (a zlib error). */
+static int ppDeflate(pp_stream *p, int flush){
   unsigned char buf[1<<15];
   int zrc;
-  memset(&z, 0, sizeof(z));
-  if( deflateInit2(&z, 6, Z_DEFLATED, 15+16, 8, Z_DEFAULT_STRATEGY)!=Z_OK ) return -1;
-  z.next_in = b->p;
-  z.avail_in = (uInt)b->n;
+  p->z.next_in = p->buf.p;
+  p->z.avail_in = (uInt)p->buf.n;
   do{
-    z.next_out = buf;
-    z.avail_out = sizeof(buf);
-    zrc = deflate(&z, Z_FINISH);
-    if( zrc==Z_STREAM_ERROR ) break;
-    obMem(out, (const char*)buf, sizeof(buf)-z.avail_out);
-  }while( zrc!=Z_STREAM_END );
-  deflateEnd(&z);
-  return zrc==Z_STREAM_END ? 0 : -1;
+    p->z.next_out = buf;
+    p->z.avail_out = sizeof(buf);
+    zrc = deflate(&p->z, flush);
+    if( zrc==Z_STREAM_ERROR ) return -1;
+    obMem(p->out, (const char*)buf, sizeof(buf)-p->z.avail_out);
+  }while( p->z.avail_out==0 || (flush==Z_FINISH && zrc!=Z_STREAM_END) );
+  p->buf.n = 0;
+  return 0;
+}
+
+enum { PP_NOMEM = 1, PP_ZLIB };   /* what ppSample and ppFinish stop with */
+
+/* The frames of `stack` from depth 0 into p->id (and p->end), those it
+** shares with the previous stack taken from there.  @return 0, or -1 out
+** of memory. */
+static int ppFrames(pp_stream *p, const char *stack, size_t len){
+  size_t same = 0, k, at;
+  while( same<len && same<p->nprev && stack[same]==p->prev[same] ) same++;
+  /* frame k is shared when both texts end it at the same byte */
+  for(k=0; k<p->nid && p->end[k]<=same; k++){
+    size_t e = p->end[k];
+    if( e==same && !((e==len || stack[e]==';') && (e==p->nprev || p->prev[e]==';')) ) break;
+  }
+  p->nid = k;
+  at = k ? p->end[k-1]+1 : 0;
+  while( k==0 || p->end[p->nid-1]<len ){
+    const char *e = memchr(stack+at, ';', len-at);
+    size_t n = e ? (size_t)(e-stack)-at : len-at;
+    int64_t id = strtab_intern(&p->fr, stack+at, n);
+    if( id<0 ) return -1;
+    if( p->nid==p->capid ){
+      size_t cap = p->capid ? p->capid*2 : 64;
+      uint32_t *a = realloc(p->id, cap*sizeof(uint32_t));
+      size_t *b = a ? realloc(p->end, cap*sizeof(size_t)) : 0;
+      if( a ) p->id = a;
+      if( b==0 ) return -1;
+      p->end = b;
+      p->capid = cap;
+    }
+    p->id[p->nid] = (uint32_t)id;
+    p->end[p->nid++] = at+n;
+    if( e==0 ) break;
+    at += n+1;
+    k = 1;
+  }
+  if( len+1>p->capprev ){
+    char *a = realloc(p->prev, len+1);
+    if( a==0 ) return -1;
+    p->prev = a;
+    p->capprev = len+1;
+  }
+  memcpy(p->prev, stack, len);
+  p->nprev = len;
+  return 0;
+}
+
+/* folded_row_fn: one sample, its locations leaf first. */
+static int ppSample(void *ctx, const char *stack, size_t len, int64_t self_ns, int64_t calls){
+  pp_stream *p = ctx;
+  pb vals = {0};
+  size_t k;
+  if( ppFrames(p, stack, len) ) return PP_NOMEM;
+  p->m.n = p->loc.n = 0;
+  for(k=p->nid; k>0; k--) pbVarint(&p->loc, (uint64_t)p->id[k-1]+1);
+  pbBytes(&p->m, 1, p->loc.p, p->loc.n);      /* location_id, packed */
+  pbVarint(&vals, (uint64_t)calls);
+  pbVarint(&vals, (uint64_t)self_ns);
+  pbBytes(&p->m, 2, vals.p, vals.n);          /* value, packed */
+  p->m.failed |= vals.failed;
+  free(vals.p);
+  pbBytes(&p->buf, PP_SAMPLE, p->m.p, p->m.n);
+  p->total += self_ns;
+  p->calls += (uint64_t)calls;
+  if( p->m.failed || p->loc.failed || p->buf.failed ) return PP_NOMEM;
+  return p->buf.n>=(1u<<16) && ppDeflate(p, Z_NO_FLUSH) ? PP_ZLIB : 0;
+}
+
+/* The rest of the profile after its samples, and the gzip trailer.
+** @return 0, PP_NOMEM or PP_ZLIB. */
+static int ppFinish(pp_stream *p){
+  static const char *const fixed[] = {"", "calls", "count", "wall", "nanoseconds"};
+  size_t i;
+  for(i=0; i<p->fr.n; i++){
+    pb line = {0};
+    p->m.n = 0;
+    pbInt(&line, 1, i+1);                     /* Line.function_id */
+    pbInt(&p->m, 1, i+1);                     /* Location.id */
+    pbBytes(&p->m, 4, line.p, line.n);        /* Location.line */
+    p->m.failed |= line.failed;
+    free(line.p);
+    pbBytes(&p->buf, PP_LOCATION, p->m.p, p->m.n);
+    p->m.n = 0;
+    pbInt(&p->m, 1, i+1);                     /* Function.id */
+    pbInt(&p->m, 2, i+5);                     /* Function.name */
+    pbInt(&p->m, 3, i+5);                     /* Function.system_name */
+    pbBytes(&p->buf, PP_FUNCTION, p->m.p, p->m.n);
+  }
+  for(i=0; i<5; i++) pbBytes(&p->buf, PP_STRING, fixed[i], strlen(fixed[i]));
+  for(i=0; i<p->fr.n; i++) pbBytes(&p->buf, PP_STRING, p->fr.name[i], strlen(p->fr.name[i]));
+  pbInt(&p->buf, PP_DURATION, (uint64_t)p->total);
+  ppValueType(&p->buf, PP_PERIOD_TYPE, 3, 4);
+  pbInt(&p->buf, PP_PERIOD, 1);
+  if( p->m.failed || p->buf.failed ) return PP_NOMEM;
+  return ppDeflate(p, Z_FINISH) ? PP_ZLIB : 0;
+}
+
+/* pprof of the run (window): 0, or -1 after an error message. */
+static int exportPprof(fnt_store *st, fnt_snapshot *snap, const cli_export *o,
+                       ob *out, uint64_t *ncalls){
+  pp_stream p;
+  int rc;
+  memset(&p, 0, sizeof(p));
+  p.out = out;
+  if( deflateInit2(&p.z, 6, Z_DEFLATED, 15+16, 8, Z_DEFAULT_STRATEGY)!=Z_OK ){
+    cli_error("export", "gzip: %s", p.z.msg ? p.z.msg : "cannot start");
+    return -1;
+  }
+  ppValueType(&p.buf, PP_SAMPLE_TYPE, 1, 2);
+  ppValueType(&p.buf, PP_SAMPLE_TYPE, 3, 4);
+  rc = folded_each("export", st, snap, o->run, o->has_win ? &o->win : 0, o->memory,
+                   ppSample, &p);
+  if( rc==0 ) rc = ppFinish(&p);
+  if( rc>0 ){
+    cli_error("export", "%s: %s", o->out ? o->out : "stdout",
+              rc==PP_NOMEM ? "out of memory" : "gzip failed");
+    rc = -1;
+  }
+  *ncalls = p.calls;
+  deflateEnd(&p.z);
+  free(p.buf.p); free(p.m.p); free(p.loc.p);
+  free(p.prev); free(p.id); free(p.end);
+  strtab_clear(&p.fr);
+  return rc;
+}
+
+/* folded_row_fn: a "stack self_ns" line. */
+typedef struct folded_out { ob *out; uint64_t calls; } folded_out;
+static int foldedLine(void *ctx, const char *stack, size_t len, int64_t self_ns, int64_t calls){
+  folded_out *f = ctx;
+  obMem(f->out, stack, len);
+  obMem(f->out, " ", 1);
+  obInt(f->out, self_ns);
+  obMem(f->out, "\n", 1);
+  f->calls += (uint64_t)calls;
+  return 0;
 }
 
 /* ------------------------------------------------------------ fnt export */
@@ -1107,6 +1166,10 @@ static const char exportUsage[] =
   "options:\n"
   "  --format F      chrome, folded, speedscope or pprof (required)\n"
   CLI_WINDOW_HELP
+  "  --memory MIB    folded and pprof: memory for folding the stacks (default\n"
+  "                  64); a run that needs more is folded on disk, in\n"
+  "                  temporary files ($TMPDIR, else /tmp), its lines in the\n"
+  "                  order their stacks are first entered, not sorted\n"
   "  -h, --help      this text\n";
 
 static const char exportExample[] =
@@ -1147,34 +1210,13 @@ int cmd_export(int argc, char **argv){
     rc = exportChrome(snap, &o, &out, &ncalls);
   }else if( rc==FNT_OK && strcmp(o.format, "speedscope")==0 ){
     rc = exportSpeedscope(snap, &o, &out, &ncalls);
+  }else if( rc==FNT_OK && strcmp(o.format, "folded")==0 ){
+    folded_out fo = {&out, 0};
+    if( folded_each("export", st, snap, o.run, o.has_win ? &o.win : 0, o.memory,
+                    foldedLine, &fo) ) status = 1;
+    ncalls = fo.calls;
   }else if( rc==FNT_OK ){
-    fnt_flame *fl = 0;
-    rc = fnt_flame_compute(snap, o.run, o.has_win ? &o.win : 0, &fl);
-    if( rc==FNT_OK && strcmp(o.format, "folded")==0 ){
-      size_t i;
-      for(i=0; i<fnt_flame_count(fl); i++){
-        obStr(&out, fnt_flame_rows(fl)[i].stack);
-        obMem(&out, " ", 1);
-        obInt(&out, fnt_flame_rows(fl)[i].self_ns);
-        obMem(&out, "\n", 1);
-        ncalls += (uint64_t)fnt_flame_rows(fl)[i].calls;
-      }
-    }else if( rc==FNT_OK ){
-      pb b = {0};
-      size_t i;
-      int64_t total = 0;
-      for(i=0; i<fnt_flame_count(fl); i++){
-        total += fnt_flame_rows(fl)[i].self_ns;
-        ncalls += (uint64_t)fnt_flame_rows(fl)[i].calls;
-      }
-      rc = ppEncode(fl, total, &b);
-      if( rc==FNT_OK && gzipTo(&b, &out) ){
-        cli_error("export", "%s: gzip failed", o.out ? o.out : "stdout");
-        status = 1;
-      }
-      free(b.p);
-    }
-    fnt_flame_free(fl);
+    if( exportPprof(st, snap, &o, &out, &ncalls) ) status = 1;
   }
   if( rc!=FNT_OK ){
     cli_error("export", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));

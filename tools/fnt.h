@@ -87,7 +87,10 @@ typedef struct cli_export {
   int64_t thread;               /* -1: every thread */
   int has_win, diff;
   fnt_flame_window win;         /* when has_win */
+  size_t memory;                /* export --memory: bytes folded and pprof
+                                ** fold in before they sort on disk */
 } cli_export;
+#define CLI_EXPORT_MEMORY_MIB 64
 /* The help lines of the window options. */
 #define CLI_WINDOW_HELP \
   "  -o, --output F  write to F (default: stdout)\n" \

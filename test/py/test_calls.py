@@ -161,6 +161,20 @@ def ref_callgraph(calls):
 
 # ------------------------------------------------------------------ filing
 
+def nested_events(paths):
+    """Events of calls nested as each (thread, [symbol, ...]) path says, one
+    path after another, 10 ns a step: (events, the next seq_no)."""
+    evs, seq = [], 0
+    for th, path in paths:
+        for s in path:
+            evs.append((th, seq, seq * 10, s, "", "entry"))
+            seq += 1
+        for s in reversed(path):
+            evs.append((th, seq, seq * 10, s, "", "exit"))
+            seq += 1
+    return evs, seq
+
+
 def chunk_doc(repo, commit, run_id, evs, c, nchunks, total):
     """A fnt_file_chunk document; evs: (thread, seq_no, t_ns, symbol, stable_id, kind)."""
     funs, index = [], {}

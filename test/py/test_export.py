@@ -299,7 +299,11 @@ def test_exports(runs, fmt):
                 assert text == "".join("%s %d\n" % (s, n) for s, n, _ in rows), what
                 assert text == conn.execute("SELECT fnt_folded(?)", (run,)).fetchone()[0] \
                     or win is not None
+                check_folded_on_disk(wh, run, win, rows)
             else:
+                check_pprof(path, rows)
+                fnt(wh, "export", run, "--format", fmt, "-o", path, "--memory", "0",
+                    *win_args(win))
                 check_pprof(path, rows)
     # --json: the summary as a JSON object on stdout
     run, calls, _ = rs[0]
@@ -310,6 +314,39 @@ def test_exports(runs, fmt):
     p = fnt(wh, "-q", "export", rs[0][0], "--format", "folded")
     assert p.stderr == b"" and p.stdout.decode() == conn.execute(
         "SELECT fnt_folded(?)", (rs[0][0],)).fetchone()[0]
+
+
+def check_folded_on_disk(wh, run, win, rows):
+    """--memory 0 folds on disk: the same lines, in the order their stacks
+    are first entered."""
+    p = fnt(wh, "-q", "export", run, "--format", "folded", "--memory", "0", *win_args(win))
+    lines = p.stdout.decode().splitlines()
+    assert sorted(lines) == sorted("%s %d" % (s, n) for s, n, _ in rows), (run, win)
+
+
+def test_folded_on_disk_odd_symbols(tmp_path):
+    """Folded on disk, stacks of equal text merge as fnt_flame merges them
+    (a symbol holding a ';', an empty one), in the whole run and in windows;
+    pprof's frames are the texts split at ';', both ways."""
+    wh = str(tmp_path / "wh")
+    conn = tc.connect(wh)
+    evs, seq = tc.nested_events([(0, ["a", "c"]), (0, ["a;c"]), (0, ["a:x"]), (1, ["a", "a;"]),
+                                 (1, ["", "b"]), (1, [";b"]), (2, ["a", "c", "d"]),
+                                 (2, ["a;c;d"])])
+    assert tc.file(conn, tc.chunk_doc("acme/o", None, "odd", evs, 0, 1, len(evs))) == 1
+    for win in (None, (15, seq * 10 - 15, None), (35, 205, None), (0, 400, 2)):
+        rows = flame_rows(conn, "odd", win)
+        assert rows, win
+        check_folded_on_disk(wh, "odd", win, rows)
+        for mem in ("0", "64"):
+            path = str(tmp_path / "odd.pb.gz")
+            fnt(wh, "export", "odd", "--format", "pprof", "--memory", mem, "-o", path,
+                *win_args(win))
+            check_pprof(path, rows)
+    rows = flame_rows(conn, "odd", None)
+    calls = {st: n for st, _, n in rows}
+    assert len(calls) == len(rows) and calls["a;c"] == 3 and calls["a;c;d"] == 2
+    conn.close()
 
 
 def test_flame_svg(runs):

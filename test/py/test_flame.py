@@ -192,15 +192,8 @@ def test_symbols_against_tree_order(conn):
     tree's order by symbol: a symbol that is a sibling's prefix followed by a
     byte below ';' ("a" and "a:x", "a!"), one holding a ';' (its text equal
     to another stack's: the two rows merge)."""
-    evs, seq = [], 0
-    for th, path in [(0, ["a", "c"]), (0, ["a:x"]), (0, ["a;c"]), (0, ["a!"]),
-                     (1, ["a", "a:x", "c"]), (1, ["a", "a:x"]), (1, ["a", "a;"])]:
-        for s in path:
-            evs.append((th, seq, seq * 10, s, "", "entry"))
-            seq += 1
-        for s in reversed(path):
-            evs.append((th, seq, seq * 10, s, "", "exit"))
-            seq += 1
+    evs, seq = tc.nested_events([(0, ["a", "c"]), (0, ["a:x"]), (0, ["a;c"]), (0, ["a!"]),
+                                 (1, ["a", "a:x", "c"]), (1, ["a", "a:x"]), (1, ["a", "a;"])])
     assert tc.file(conn, tc.chunk_doc("acme/o", None, "odd", evs, 0, 1, len(evs))) == 1
     calls = tc.ref_calls(tc.events_of(conn, "odd"))
     want = ref_flame(calls)
