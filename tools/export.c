@@ -87,7 +87,6 @@ int cli_export_opts(const char *cmd, int argc, char **argv, const char *usage,
         break;
       case OPT_MEMORY: {
         int64_t mib;
-        if( strcmp(cmd, "export")!=0 ) goto bad;
         if( (mib = optInt(cmd, "memory", optarg))<0 ) return 2;
         if( mib>((int64_t)1<<40) ){ cli_error(cmd, "--memory: %s MiB is too much", optarg); return 2; }
         o->memory = (size_t)mib << 20;
@@ -1054,10 +1053,12 @@ static int ppFrames(pp_stream *p, const char *stack, size_t len){
 }
 
 /* folded_row_fn: one sample, its locations leaf first. */
-static int ppSample(void *ctx, const char *stack, size_t len, int64_t self_ns, int64_t calls){
+static int ppSample(void *ctx, const char *stack, size_t len, int64_t self_ns, int64_t calls,
+                    int64_t incl_ns){
   pp_stream *p = ctx;
   pb vals = {0};
   size_t k;
+  (void)incl_ns;
   if( ppFrames(p, stack, len) ) return PP_NOMEM;
   p->m.n = p->loc.n = 0;
   for(k=p->nid; k>0; k--) pbVarint(&p->loc, (uint64_t)p->id[k-1]+1);
@@ -1116,7 +1117,7 @@ static int exportPprof(fnt_store *st, fnt_snapshot *snap, const cli_export *o,
   }
   ppValueType(&p.buf, PP_SAMPLE_TYPE, 1, 2);
   ppValueType(&p.buf, PP_SAMPLE_TYPE, 3, 4);
-  rc = folded_each("export", st, snap, o->run, o->has_win ? &o->win : 0, o->memory,
+  rc = folded_each("export", st, snap, o->run, o->has_win ? &o->win : 0, o->memory, 0, 0,
                    ppSample, &p);
   if( rc==0 ) rc = ppFinish(&p);
   if( rc>0 ){
@@ -1134,8 +1135,10 @@ static int exportPprof(fnt_store *st, fnt_snapshot *snap, const cli_export *o,
 
 /* folded_row_fn: a "stack self_ns" line. */
 typedef struct folded_out { ob *out; uint64_t calls; } folded_out;
-static int foldedLine(void *ctx, const char *stack, size_t len, int64_t self_ns, int64_t calls){
+static int foldedLine(void *ctx, const char *stack, size_t len, int64_t self_ns, int64_t calls,
+                      int64_t incl_ns){
   folded_out *f = ctx;
+  (void)incl_ns;
   obMem(f->out, stack, len);
   obMem(f->out, " ", 1);
   obInt(f->out, self_ns);
@@ -1166,10 +1169,9 @@ static const char exportUsage[] =
   "options:\n"
   "  --format F      chrome, folded, speedscope or pprof (required)\n"
   CLI_WINDOW_HELP
-  "  --memory MIB    folded and pprof: memory for folding the stacks (default\n"
-  "                  64); a run that needs more is folded on disk, in\n"
-  "                  temporary files ($TMPDIR, else /tmp), its lines in the\n"
-  "                  order their stacks are first entered, not sorted\n"
+  CLI_MEMORY_HELP
+  "                  (folded: its lines then come in the order their stacks\n"
+  "                  are first entered, not sorted)\n"
   "  -h, --help      this text\n";
 
 static const char exportExample[] =
@@ -1212,7 +1214,7 @@ int cmd_export(int argc, char **argv){
     rc = exportSpeedscope(snap, &o, &out, &ncalls);
   }else if( rc==FNT_OK && strcmp(o.format, "folded")==0 ){
     folded_out fo = {&out, 0};
-    if( folded_each("export", st, snap, o.run, o.has_win ? &o.win : 0, o.memory,
+    if( folded_each("export", st, snap, o.run, o.has_win ? &o.win : 0, o.memory, 0, 0,
                     foldedLine, &fo) ) status = 1;
     ncalls = fo.calls;
   }else if( rc==FNT_OK ){

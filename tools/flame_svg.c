@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "fnt.h"
+#include "folded.h"
 #include "writer.h"
 
 #define FLAME_MAX_NODES 10000
@@ -36,12 +37,15 @@ typedef struct fnode {
   int keep;
 } fnode;
 
-typedef struct ftree {
+struct cli_flame {
   fnode *n;
   uint32_t nn, cap;
   uint32_t *slot, mask;             /* (parent, name) -> node + 1 */
   uint32_t maxdepth;
-} ftree;
+  uint64_t dropped;                 /* stacks too thin, left on disk (folded.h) */
+  int diff;                         /* RUN_A's rows are there too */
+};
+typedef cli_flame ftree;
 
 static uint32_t nodeHash(uint32_t parent, const char *z, size_t len){
   uint32_t h = 2166136261u ^ parent*0x9E3779B1u;
@@ -50,10 +54,11 @@ static uint32_t nodeHash(uint32_t parent, const char *z, size_t len){
   return h;
 }
 
-/* The node (parent, z[0..len)), added when new; UINT32_MAX out of memory. */
-static uint32_t treeChild(ftree *t, uint32_t parent, const char *z, size_t len){
+/* The node (parent, z[0..len)), added when new if `add`; UINT32_MAX out of
+** memory (or not there). */
+static uint32_t treeChild(ftree *t, uint32_t parent, const char *z, size_t len, int add){
   uint32_t h, i;
-  if( (t->nn+1)*2 > (t->slot ? t->mask+1 : 0) ){
+  if( add && (t->nn+1)*2 > (t->slot ? t->mask+1 : 0) ){
     uint32_t nSlot = t->slot ? (t->mask+1)*2 : 4096;
     uint32_t *a = calloc(nSlot, sizeof(uint32_t));
     if( a==0 ) return UINT32_MAX;
@@ -70,6 +75,7 @@ static uint32_t treeChild(ftree *t, uint32_t parent, const char *z, size_t len){
     fnode *x = &t->n[t->slot[h]-1];
     if( x->parent==parent && strncmp(x->name, z, len)==0 && x->name[len]==0 ) return t->slot[h]-1;
   }
+  if( !add ) return UINT32_MAX;
   if( t->nn==t->cap ){
     uint32_t nNew = t->cap ? t->cap*2 : 1024;
     fnode *a = realloc(t->n, nNew*sizeof(*a));
@@ -87,36 +93,71 @@ static uint32_t treeChild(ftree *t, uint32_t parent, const char *z, size_t len){
   return t->nn-1;
 }
 
-/* Adds fnt_flame's rows: side 0 the graph's run, 1 RUN_A of --diff.  RUN_A's
-** stacks that RUN_B lacks get nodes too (width 0: not drawn).
-** @return 0, or -1 out of memory. */
-static int treeAdd(ftree *t, const fnt_flame *f, int side){
-  size_t i;
-  for(i=0; i<fnt_flame_count(f); i++){
-    const fnt_flame_row *r = &fnt_flame_rows(f)[i];
-    const char *s = r->stack;
-    uint32_t at = UINT32_MAX;
-    for(;;){
-      const char *e = strchr(s, ';');
-      size_t len = e ? (size_t)(e-s) : strlen(s);
-      at = treeChild(t, at, s, len);
-      if( at==UINT32_MAX ) return -1;
-      if( side==0 ) t->n[at].incl += r->self_ns;
-      else t->n[at].incl_a += r->self_ns;
-      if( e==0 ) break;
-      s = e+1;
-    }
-    if( side==0 ){ t->n[at].self += r->self_ns; t->n[at].calls += r->calls; }
-    else{ t->n[at].self_a += r->self_ns; t->n[at].calls_a += r->calls; }
+/* Rows into the tree (folded_row_fn): side 0 the graph's run, a node per
+** frame of each stack; side 1 RUN_A of --diff, added to the nodes RUN_B
+** has (the others are not drawn).  A node's inclusive time comes from the
+** fold when it knows it, else adds up the self times of the rows under it. */
+typedef struct tree_rows { ftree *t; int side; } tree_rows;
+static int treeRow(void *ctx, const char *stack, size_t len, int64_t self,
+                   int64_t calls, int64_t incl){
+  const tree_rows *r = ctx;
+  ftree *t = r->t;
+  const char *s = stack, *end = stack+len;
+  uint32_t at = UINT32_MAX;
+  fnode *x;
+  for(;;){
+    const char *e = memchr(s, ';', (size_t)(end-s));
+    at = treeChild(t, at, s, e ? (size_t)(e-s) : (size_t)(end-s), r->side==0);
+    if( at==UINT32_MAX ) return r->side==0;     /* side 0: out of memory */
+    if( incl<0 && r->side==0 ) t->n[at].incl += self;
+    if( incl<0 && r->side==1 ) t->n[at].incl_a += self;
+    if( e==0 ) break;
+    s = e+1;
+  }
+  x = &t->n[at];
+  if( r->side==0 ){
+    if( incl>=0 ) x->incl = incl;
+    x->self += self;
+    x->calls += calls;
+  }else{
+    if( incl>=0 ) x->incl_a = incl;
+    x->self_a += self;
+    x->calls_a += calls;
   }
   return 0;
 }
 
-static void treeFree(ftree *t){
+void cli_flame_free(cli_flame *t){
   uint32_t i;
+  if( t==0 ) return;
   for(i=0; i<t->nn; i++) free(t->n[i].name);
   free(t->n);
   free(t->slot);
+  free(t);
+}
+
+cli_flame *cli_flame_load(const char *cmd, fnt_store *st, fnt_snapshot *snap,
+                          const char *run, const char *run_a,
+                          const fnt_flame_window *w, size_t mem){
+  ftree *t = calloc(1, sizeof(*t));
+  tree_rows r = { t, 0 };
+  int rc;
+  if( t==0 ){ cli_error(cmd, "out of memory"); return 0; }
+  rc = folded_each(cmd, st, snap, run, w, mem, FLAME_MAX_NODES, &t->dropped, treeRow, &r);
+  if( rc==0 && run_a ){
+    t->diff = r.side = 1;
+    rc = folded_each(cmd, st, snap, run_a, w, mem, 0, 0, treeRow, &r);
+  }
+  if( rc>0 ) cli_error(cmd, "out of memory");
+  if( rc ){ cli_flame_free(t); return 0; }
+  return t;
+}
+
+uint64_t cli_flame_stacks(const cli_flame *t){
+  uint64_t n = t->dropped;
+  uint32_t i;
+  for(i=0; i<t->nn; i++) n += t->n[i].calls>0;
+  return n;
 }
 
 static ftree *sortTree;       /* qsort has no context */
@@ -125,6 +166,12 @@ static int cmpThickest(const void *a, const void *b){
   if( x->incl!=y->incl ) return x->incl>y->incl ? -1 : 1;
   if( x->depth!=y->depth ) return x->depth<y->depth ? -1 : 1;   /* callers first */
   return *(const uint32_t*)a<*(const uint32_t*)b ? -1 : 1;
+}
+static int cmpDrawn(const void *a, const void *b){
+  const fnode *x = &sortTree->n[*(const uint32_t*)a], *y = &sortTree->n[*(const uint32_t*)b];
+  if( x->depth!=y->depth ) return x->depth<y->depth ? -1 : 1;
+  if( x->x!=y->x ) return x->x<y->x ? -1 : 1;
+  return strcmp(x->name, y->name);
 }
 static int cmpName(const void *a, const void *b){
   const fnode *x = &sortTree->n[*(const uint32_t*)a], *y = &sortTree->n[*(const uint32_t*)b];
@@ -295,15 +342,16 @@ static const char flameScript[] =
 static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
                      int diff, int inHtml){
   int64_t total = 0, maxAbs = 0, merged;
-  uint32_t i, shown = 0, nstacks = 0;
+  uint64_t nstacks = cli_flame_stacks(t);
+  uint32_t i, k, n, shown = 0, *order;
   int height;
   double scale;
   merged = treeLayout(t);
   if( merged<0 ) return -1;
+  merged += (int64_t)t->dropped;
   for(i=0; i<t->nn; i++){
     if( t->n[i].parent==UINT32_MAX ) total += t->n[i].incl;
     if( t->n[i].keep ) shown++;
-    if( t->n[i].incl>0 ) nstacks++;
     if( diff && t->n[i].keep ){
       int64_t d = t->n[i].self - t->n[i].self_a;
       if( (d<0 ? -d : d)>maxAbs ) maxAbs = d<0 ? -d : d;
@@ -314,9 +362,9 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
   if( !inHtml ) fputs("<?xml version=\"1.0\" standalone=\"no\"?>\n", f);
   fprintf(f, "<svg id=\"fntflame\" version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
              "xmlns=\"http://www.w3.org/2000/svg\" data-pad=\"%d\" data-total=\"%lld\" "
-             "data-stacks=\"%u\" data-shown=\"%u\" data-merged=\"%lld\">\n",
+             "data-stacks=\"%llu\" data-shown=\"%u\" data-merged=\"%lld\">\n",
           FLAME_WIDTH, height, FLAME_WIDTH, height, FLAME_PAD, (long long)total,
-          nstacks, shown, (long long)merged);
+          (unsigned long long)nstacks, shown, (long long)merged);
   fputs("<style>text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; }\n"
         "g.f:hover rect { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
         "#title { font-size: 17px; text-anchor: middle; }\n"
@@ -330,8 +378,8 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
           FLAME_WIDTH/2);
   cli_xml_text(f, subtitle);
   if( merged>0 ){
-    fprintf(f, "; %lld of %u stacks too thin to draw merged into their callers",
-            (long long)merged, nstacks);
+    fprintf(f, "; %lld of %llu stacks too thin to draw merged into their callers",
+            (long long)merged, (unsigned long long)nstacks);
   }
   fprintf(f, "</text>\n<text id=\"unzoom\" x=\"%d\" y=\"24\" style=\"opacity:0\">Reset Zoom</text>\n"
              "<text id=\"search\" x=\"%d\" y=\"24\" text-anchor=\"end\">Search</text>\n"
@@ -339,12 +387,18 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
              "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n",
           FLAME_PAD, FLAME_WIDTH-FLAME_PAD, FLAME_WIDTH-FLAME_PAD, height-10,
           FLAME_PAD, height-10);
-  for(i=0; i<t->nn; i++){
-    const fnode *x = &t->n[i];
+  /* Drawn depth by depth, left to right: the same bytes whatever order the
+  ** stacks came in. */
+  order = malloc(((size_t)shown+1)*sizeof(uint32_t));
+  if( order==0 ) return -1;
+  for(i=n=0; i<t->nn; i++) if( t->n[i].keep ) order[n++] = i;
+  sortTree = t;
+  qsort(order, n, sizeof(uint32_t), cmpDrawn);
+  for(k=0; k<n; k++){
+    const fnode *x = &t->n[order[k]];
     char self[32], incl[32];
     int r, g, b;
     double y = height - 30 - (double)(x->depth+1)*FLAME_ROW;
-    if( !x->keep ) continue;
     fmtTime(self, sizeof(self), x->self);
     fmtTime(incl, sizeof(incl), x->incl);
     if( diff ) diffColour(x->self - x->self_a, maxAbs, &r, &g, &b);
@@ -369,19 +423,14 @@ static int drawFlame(FILE *f, ftree *t, const char *title, const char *subtitle,
             FLAME_PAD + (double)x->x*scale, y, fmax(0, (double)x->incl*scale - 0.5),
             FLAME_ROW-1, r, g, b, FLAME_PAD + (double)x->x*scale + 3, y + FLAME_ROW - 4.5);
   }
+  free(order);
   fputs("</svg>\n", f);
   return 0;
 }
 
-int cli_flame_svg(FILE *f, const fnt_flame *fb, const fnt_flame *fa,
-                  const char *title, const char *subtitle, int inHtml){
-  ftree t;
-  int rc;
-  memset(&t, 0, sizeof(t));
-  rc = treeAdd(&t, fb, 0) || (fa && treeAdd(&t, fa, 1))
-       || drawFlame(f, &t, title, subtitle, fa!=0, inHtml) ? -1 : 0;
-  treeFree(&t);
-  return rc;
+int cli_flame_svg(FILE *f, cli_flame *t, const char *title, const char *subtitle,
+                  int inHtml){
+  return drawFlame(f, t, title, subtitle, t->diff, inHtml);
 }
 
 /* ------------------------------------------------------------ fnt flame */
@@ -403,13 +452,14 @@ static const char flameUsage[] =
   "options:\n"
   CLI_WINDOW_HELP
   "  --diff          compare RUN_B with RUN_A\n"
+  CLI_MEMORY_HELP
   "  -h, --help      this text\n";
 
 int cmd_flame(int argc, char **argv){
   cli_export o;
   fnt_store *st;
   fnt_snapshot *snap = 0;
-  fnt_flame *fb = 0, *fa = 0;
+  cli_flame *t = 0;
   writer *w;
   FILE *f;
   char title[512], subtitle[256];
@@ -428,15 +478,16 @@ int cmd_flame(int argc, char **argv){
     return 1;
   }
   rc = fnt_snapshot_current(st, &snap);
-  /* --diff: the graph is RUN_B's (side 0), RUN_A is compared (side 1). */
-  if( rc==FNT_OK ) rc = fnt_flame_compute(snap, o.diff ? o.run_b : o.run, o.has_win ? &o.win : 0, &fb);
-  if( rc==FNT_OK && o.diff ) rc = fnt_flame_compute(snap, o.run, o.has_win ? &o.win : 0, &fa);
-  fnt_snapshot_release(snap);
   if( rc!=FNT_OK ){
     cli_error("flame", "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
     status = 1;
     goto done;
   }
+  /* --diff: the graph is RUN_B's, RUN_A is compared. */
+  t = cli_flame_load("flame", st, snap, o.diff ? o.run_b : o.run, o.diff ? o.run : 0,
+                     o.has_win ? &o.win : 0, o.memory);
+  fnt_snapshot_release(snap);
+  if( t==0 ){ status = 1; goto done; }
   if( o.diff ) snprintf(title, sizeof(title), "Differential flame graph: %s against %s", o.run_b, o.run);
   else snprintf(title, sizeof(title), "Flame graph: %s", o.run);
   if( o.has_win && o.thread>=0 ){
@@ -451,7 +502,7 @@ int cmd_flame(int argc, char **argv){
   if( (w = writer_open("flame", o.out))==0 ){ status = 1; goto done; }
   if( (f = writer_stream(w))==0 ){
     status = 1;
-  }else if( cli_flame_svg(f, fb, fa, title, subtitle, 0) ){
+  }else if( cli_flame_svg(f, t, title, subtitle, 0) ){
     cli_error("flame", "out of memory");
     status = 1;
   }else{
@@ -459,10 +510,9 @@ int cmd_flame(int argc, char **argv){
   }
   status = writer_close(w, status);
   if( status==0 ) cli_export_summary("flame", o.diff ? o.run_b : o.run, "svg",
-                                     fnt_flame_count(fb), "stacks", o.out);
+                                     cli_flame_stacks(t), "stacks", o.out);
 done:
-  fnt_flame_free(fa);
-  fnt_flame_free(fb);
+  cli_flame_free(t);
   fnt_close(st);
   return status;
 }

@@ -87,10 +87,15 @@ typedef struct cli_export {
   int64_t thread;               /* -1: every thread */
   int has_win, diff;
   fnt_flame_window win;         /* when has_win */
-  size_t memory;                /* export --memory: bytes folded and pprof
-                                ** fold in before they sort on disk */
+  size_t memory;                /* --memory: bytes the stacks are folded in
+                                ** before they are sorted on disk */
 } cli_export;
 #define CLI_EXPORT_MEMORY_MIB 64
+/* The help lines of --memory (export, flame, report). */
+#define CLI_MEMORY_HELP \
+  "  --memory MIB    memory for folding the stacks (default 64); a run that\n" \
+  "                  needs more is folded on disk, in temporary files\n" \
+  "                  ($TMPDIR, else /tmp)\n"
 /* The help lines of the window options. */
 #define CLI_WINDOW_HELP \
   "  -o, --output F  write to F (default: stdout)\n" \
@@ -113,11 +118,22 @@ void cli_xml_text(FILE *f, const char *z);
 /* A function's colour in fntrace's pictures, from its symbol: the same in
 ** every flame graph and timeline (flame_svg.c). */
 void cli_hot_colour(const char *z, int *r, int *g, int *b);
-/* Draws fnt_flame's rows fb as an SVG flame graph (flame_svg.c); with fa,
-** the differential one of fb against fa.  inHtml: inside an HTML page.
-** @return 0, or -1 out of memory. */
-int cli_flame_svg(FILE *f, const fnt_flame *fb, const fnt_flame *fa,
-                  const char *title, const char *subtitle, int inHtml);
+/* A flame graph's stack tree (flame_svg.c): fnt_flame's rows of `run`
+** (window w, NULL the whole run), with run_a those of RUN_A too for the
+** differential graph.  Read in bounded memory: a run whose stacks do not
+** fold in `mem` bytes is folded on disk (folded.h) and only its stacks
+** thick enough to be drawn are kept.  NULL after printing why. */
+typedef struct cli_flame cli_flame;
+cli_flame *cli_flame_load(const char *cmd, fnt_store *st, fnt_snapshot *snap,
+                          const char *run, const char *run_a,
+                          const fnt_flame_window *w, size_t mem);
+/* The run's distinct stacks (those left on disk too). */
+uint64_t cli_flame_stacks(const cli_flame *t);
+/* Draws t as an SVG flame graph, differential when it holds RUN_A.
+** inHtml: inside an HTML page.  @return 0, or -1 out of memory. */
+int cli_flame_svg(FILE *f, cli_flame *t, const char *title, const char *subtitle,
+                  int inHtml);
+void cli_flame_free(cli_flame *t);
 /* Bytes on disk under dir (allocated blocks of every file, like du). */
 uint64_t cli_disk_usage(const char *dir);
 

@@ -44,14 +44,14 @@ typedef struct fd_part {
   uint64_t hi, lo;            /* the stack's hash */
   uint32_t thread, depth;
   int64_t call_id;
-  int64_t self, calls;
+  int64_t self, calls, incl;
 } fd_part;
 
 /* Sort 3: a stack's sums, at its first call. */
 typedef struct fd_stack {
   uint32_t thread, depth;
   int64_t call_id;
-  int64_t self, calls;
+  int64_t self, calls, incl;
 } fd_stack;
 
 /* The replay's frame at one depth of the current thread. */
@@ -64,6 +64,10 @@ typedef struct fd_frame {
 typedef struct fd_fold {
   const char *cmd;
   const fnt_flame_window *w;
+  /* keep > 0: the `keep` greatest inclusive times so far, a min-heap */
+  int64_t *thick;
+  size_t keep, nthick;
+  uint64_t dropped;
   strtab syms, parts;         /* symbols; their ';'-separated parts */
   uint32_t *symPart;          /* per symbol: first index in partSeq, */
   uint32_t *symNPart;         /* ... and how many */
@@ -91,6 +95,7 @@ static int cmpPart(const void *pa, const void *pb){
   FD_CMP(a->hi, b->hi); FD_CMP(a->lo, b->lo);
   FD_CMP(a->thread, b->thread); FD_CMP(a->call_id, b->call_id);
   FD_CMP(a->depth, b->depth); FD_CMP(a->self, b->self); FD_CMP(a->calls, b->calls);
+  FD_CMP(a->incl, b->incl);
   return 0;
 }
 static int cmpStack(const void *pa, const void *pb){
@@ -285,10 +290,11 @@ static int hashStacks(fd_fold *f, ext_sort *calls, ext_sort *parts){
     x.call_id = c.call_id;
     x.calls = 1;
     x.self = c.self;
+    x.incl = c.end - c.start;
     if( f->w ){
       const fnt_flame_window *w = f->w;
       if( !(c.start < w->t1 && (c.end > w->t0 || c.start >= w->t0)) ) continue;
-      x.self = (c.end < w->t1 ? c.end : w->t1) - (c.start > w->t0 ? c.start : w->t0);
+      x.self = x.incl = (c.end < w->t1 ? c.end : w->t1) - (c.start > w->t0 ? c.start : w->t0);
       if( parent ){
         fd_part y = x;
         y.hi = parent->h.high64;
@@ -296,7 +302,7 @@ static int hashStacks(fd_fold *f, ext_sort *calls, ext_sort *parts){
         y.depth = c.depth-1;
         y.call_id = parent->call_id;
         y.self = -x.self;
-        y.calls = 0;
+        y.calls = y.incl = 0;
         if( ext_sort_add(parts, &y) ) return sortFailed(f, parts);
       }
     }
@@ -304,6 +310,28 @@ static int hashStacks(fd_fold *f, ext_sort *calls, ext_sort *parts){
   }
   if( r<0 ) return sortFailed(f, calls);
   return ext_sort_finish(parts) ? sortFailed(f, parts) : 0;
+}
+
+/* Keeps x among the f->keep greatest inclusive times seen. */
+static void keepThick(fd_fold *f, int64_t x){
+  size_t i = 0;
+  if( f->nthick<f->keep ){
+    /* sift up */
+    for(i=f->nthick++; i>0 && f->thick[(i-1)/2]>x; i=(i-1)/2) f->thick[i] = f->thick[(i-1)/2];
+    f->thick[i] = x;
+    return;
+  }
+  if( x<=f->thick[0] ) return;
+  /* replace the least, sift down */
+  for(;;){
+    size_t c = 2*i+1;
+    if( c>=f->nthick ) break;
+    if( c+1<f->nthick && f->thick[c+1]<f->thick[c] ) c++;
+    if( f->thick[c]>=x ) break;
+    f->thick[i] = f->thick[c];
+    i = c;
+  }
+  f->thick[i] = x;
 }
 
 /* Sort 3: the stacks summed, each at its first call.  @return 0 or -1. */
@@ -314,6 +342,7 @@ static int sumStacks(fd_fold *f, ext_sort *parts, ext_sort *stacks){
     if( r==1 && have && x.hi==g.hi && x.lo==g.lo ){
       g.self += x.self;
       g.calls += x.calls;
+      g.incl += x.incl;
       continue;
     }
     if( have && g.calls>0 ){
@@ -324,6 +353,8 @@ static int sumStacks(fd_fold *f, ext_sort *parts, ext_sort *stacks){
       s.call_id = g.call_id;
       s.self = g.self;
       s.calls = g.calls;
+      s.incl = g.incl;
+      if( f->keep ) keepThick(f, g.incl);
       if( ext_sort_add(stacks, &s) ) return sortFailed(f, stacks);
     }
     if( r==0 ) break;
@@ -340,6 +371,8 @@ static int nameStacks(fd_fold *f, ext_sort *calls, ext_sort *stacks,
   fd_stack s;
   fd_call c;
   int r = 1, rs;
+  /* with keep, the thinnest kept: the least of the heap once it is full */
+  int64_t least = f->keep && f->nthick==f->keep ? f->thick[0] : INT64_MIN;
   f->base = f->nstk = 0;
   if( ext_sort_rewind(calls) ) return sortFailed(f, calls);
   rs = ext_sort_next(stacks, &s);
@@ -347,8 +380,12 @@ static int nameStacks(fd_fold *f, ext_sort *calls, ext_sort *stacks,
     fd_frame *parent, *me;
     if( replay(f, &c, 1, &parent, &me) ) return noMemory(f);
     if( c.thread==s.thread && c.call_id==s.call_id && c.depth==s.depth ){
-      int rc = row(ctx, f->text, me->len, s.self, s.calls);
-      if( rc ) return rc;
+      if( s.incl>=least ){
+        int rc = row(ctx, f->text, me->len, s.self, s.calls, s.incl);
+        if( rc ) return rc;
+      }else{
+        f->dropped++;
+      }
       rs = ext_sort_next(stacks, &s);
     }
   }
@@ -383,7 +420,7 @@ static int foldOnDisk(fd_fold *f, fnt_store *st, fnt_snapshot *snap,
 }
 
 int folded_each(const char *cmd, fnt_store *st, fnt_snapshot *snap, const char *run,
-                const fnt_flame_window *w, size_t mem,
+                const fnt_flame_window *w, size_t mem, size_t keep, uint64_t *dropped,
                 folded_row_fn row, void *ctx){
   fnt_flame *fl = 0;
   fd_fold f;
@@ -392,7 +429,7 @@ int folded_each(const char *cmd, fnt_store *st, fnt_snapshot *snap, const char *
     size_t i;
     for(i=0; rc==0 && i<fnt_flame_count(fl); i++){
       const fnt_flame_row *x = &fnt_flame_rows(fl)[i];
-      rc = row(ctx, x->stack, strlen(x->stack), x->self_ns, x->calls);
+      rc = row(ctx, x->stack, strlen(x->stack), x->self_ns, x->calls, -1);
     }
     fnt_flame_free(fl);
     return rc;
@@ -401,10 +438,18 @@ int folded_each(const char *cmd, fnt_store *st, fnt_snapshot *snap, const char *
     cli_error(cmd, "%s", fnt_errmsg(st)[0] ? fnt_errmsg(st) : fnt_strerror(rc));
     return -1;
   }
+  if( dropped ) *dropped = 0;
   memset(&f, 0, sizeof(f));
   f.cmd = cmd;
   f.w = w;
+  f.keep = keep;
+  if( keep && (f.thick = malloc(keep*sizeof(int64_t)))==0 ){
+    cli_error(cmd, "out of memory folding the stacks");
+    return -1;
+  }
   rc = foldOnDisk(&f, st, snap, run, mem, row, ctx);
+  if( dropped ) *dropped = f.dropped;
+  free(f.thick);
   strtab_clear(&f.syms);
   strtab_clear(&f.parts);
   free(f.symPart);

@@ -240,6 +240,7 @@ static const char reportUsage[] =
   "differential flame graph (as fnt flame --diff draws it).\n\n"
   "options:\n"
   "  -o, --output F  write to F (default: stdout)\n"
+  CLI_MEMORY_HELP
   "  -h, --help      this text\n";
 
 int cmd_report(int argc, char **argv){
@@ -247,7 +248,7 @@ int cmd_report(int argc, char **argv){
   fnt_store *st;
   fnt_snapshot *snap = 0;
   fnt_account *acc = 0;
-  fnt_flame *fl = 0, *fa = 0;
+  cli_flame *fl = 0;
   fnt_diff *df = 0;
   fnt_timeline *tl = 0;
   const char *run;
@@ -275,12 +276,12 @@ int cmd_report(int argc, char **argv){
   rc = runInfo(st, run, &ri);
   if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &snap);
   if( rc==FNT_OK ) rc = fnt_account_compute(snap, run, &acc);
-  if( rc==FNT_OK ) rc = fnt_flame_compute(snap, run, 0, &fl);
   if( rc==FNT_OK ) rc = fnt_timeline_span(snap, run, &first, &last);
   if( rc==FNT_OK ) rc = fnt_timeline_compute(snap, run, first, last + 1, TL_COLUMNS, -1, &tl);
   if( rc==FNT_OK && o.diff ) rc = fnt_diff_compute(snap, o.run, run, &df);
-  if( rc==FNT_OK && o.diff ) rc = fnt_flame_compute(snap, o.run, 0, &fa);
+  if( rc==FNT_OK ) fl = cli_flame_load("report", st, snap, run, o.diff ? o.run : 0, 0, o.memory);
   fnt_snapshot_release(snap);
+  if( rc==FNT_OK && fl==0 ){ status = 1; goto done; }   /* reported */
   if( rc==FNT_OK ){
     n = fnt_account_count(acc);
     top = malloc((n+1)*sizeof(*top));
@@ -314,8 +315,8 @@ int cmd_report(int argc, char **argv){
   fprintf(f, "<dt>events</dt><dd>%lld (of %lld traced)</dd>\n", (long long)ri.events, (long long)ri.total_events);
   fprintf(f, "<dt>threads</dt><dd>%lld</dd>\n", (long long)ri.threads);
   fprintf(f, "<dt>duration</dt><dd>%.3f ms</dd>\n", (double)ri.duration_ns/1e6);
-  fprintf(f, "<dt>functions</dt><dd>%zu</dd>\n<dt>stacks</dt><dd>%zu</dd>\n</dl>\n",
-          n, fnt_flame_count(fl));
+  fprintf(f, "<dt>functions</dt><dd>%zu</dd>\n<dt>stacks</dt><dd>%llu</dd>\n</dl>\n",
+          n, (unsigned long long)cli_flame_stacks(fl));
   fprintf(f, "<h2>Hottest functions</h2>\n<p class=\"note\">By inclusive time "
              "(recursion counted once); times in ms; %s. Click a column to sort.</p>\n",
           n>REPORT_TOP ? "the 200 hottest" : "every function");
@@ -352,7 +353,7 @@ int cmd_report(int argc, char **argv){
              "red where a stack's self time grew, blue where it shrank." : "");
   if( o.diff ) snprintf(title, sizeof(title), "Differential flame graph: %s against %s", run, o.run);
   else snprintf(title, sizeof(title), "Flame graph: %s", run);
-  if( cli_flame_svg(f, fl, o.diff ? fa : 0, title, "whole run", 1) ){
+  if( cli_flame_svg(f, fl, title, "whole run", 1) ){
     cli_error("report", "out of memory");
     status = 1;
   }else{
@@ -366,8 +367,7 @@ done:
   fnt_timeline_free(tl);
   free(top);
   fnt_account_free(acc);
-  fnt_flame_free(fl);
-  fnt_flame_free(fa);
+  cli_flame_free(fl);
   fnt_diff_free(df);
   runInfoFree(&ri);
   fnt_close(st);

@@ -356,6 +356,9 @@ def test_flame_svg(runs):
             path = os.path.join(wh, run + ".svg")
             fnt(wh, "flame", run, "-o", path, *win_args(win))
             check_svg(path, flame_rows(conn, run, win))
+            # folded on disk: the same graph
+            assert fnt(wh, "-q", "flame", run, "--memory", "0", *win_args(win)).stdout \
+                == open(path, "rb").read(), (run, win)
 
 
 def test_flame_diff(runs):
@@ -363,6 +366,8 @@ def test_flame_diff(runs):
     a, b = rs[0][0], rs[2][0]
     path = os.path.join(wh, "diff.svg")
     fnt(wh, "flame", "--diff", a, b, "-o", path)
+    assert fnt(wh, "-q", "flame", "--diff", a, b, "--memory", "0").stdout \
+        == open(path, "rb").read()
     rows_b = flame_rows(conn, b, None)
     check_svg(path, rows_b)                       # widths by the newer run
     ta = tree_of(flame_rows(conn, a, None))
@@ -413,10 +418,13 @@ def test_flame_merges_thin_stacks(tmp_path):
     # more than a writer buffer through its stdio stream: the same bytes to stdout
     want = open(path, "rb").read()
     assert len(want) > 1 << 20 and fnt(wh, "-q", "flame", "many").stdout == want
+    # folded on disk, the 10,000 thickest kept there: the same graph
+    assert fnt(wh, "-q", "flame", "many", "--memory", "0").stdout == want
     path = str(tmp_path / "many.html")
     fnt(wh, "report", "many", "-o", path)
     want = open(path, "rb").read()
     assert len(want) > 1 << 20 and fnt(wh, "-q", "report", "many").stdout == want
+    assert fnt(wh, "-q", "report", "many", "--memory", "0").stdout == want
     assert leftovers(str(tmp_path)) == []
     conn.close()
 
