@@ -157,13 +157,9 @@ def test_report(svgs):
     assert re.findall(r'>thread (\d+)</text>', svg) == [str(t) for t in sorted({t[0] for t in tl})]
 
 
-def test_speedscope_app(svgs, tmp_path):
-    """The speedscope export opened by speedscope itself (its npm package
-    ships the app), served from a local folder to headless Chromium: it
-    imports the file as speedscope JSON, lists one profile per thread with
-    the run's duration, and logs no error."""
-    import http.server
-    import threading
+@pytest.fixture(scope="module")
+def speedscope_app():
+    """speedscope's app (its npm package ships it), installed once."""
     cache = os.path.join(os.environ.get("FNT_TEST_TMP", "/tmp"), "cache", "speedscope")
     app = os.path.join(cache, "node_modules", "speedscope", "dist", "release")
     if not os.path.exists(os.path.join(app, "index.html")):
@@ -173,14 +169,37 @@ def test_speedscope_app(svgs, tmp_path):
                             "speedscope@1"], capture_output=True, env=env)
         if p.returncode != 0 or not os.path.exists(os.path.join(app, "index.html")):
             pytest.skip("npm could not install speedscope: %s" % p.stderr.decode()[-300:])
+    return app
+
+
+# speedscope reads every export: its own format, Chrome's Trace Event
+# format, folded stacks and (gzipped) pprof; what it logs when it does.
+SPEEDSCOPE_IMPORTS = [
+    ("speedscope", "Importing as speedscope json file"),
+    ("chrome", "Importing as Trace Event Format profile"),
+    ("folded", "Importing as collapsed stack format"),
+    ("pprof", "Importing as protobuf encoded pprof file"),
+]
+
+
+@pytest.mark.parametrize("fmt, logged", SPEEDSCOPE_IMPORTS,
+                         ids=[f for f, _ in SPEEDSCOPE_IMPORTS])
+def test_speedscope_app(svgs, speedscope_app, tmp_path, fmt, logged):
+    """Each export opened by speedscope itself, served from a local folder
+    to headless Chromium: it imports the file in the format meant, logs no
+    error, and shows the run's functions (its speedscope file: one profile
+    per thread)."""
+    import http.server
+    import threading
     wh = os.path.dirname(svgs["flame"])
     serve = str(tmp_path)
-    for f in os.listdir(app):
-        src = os.path.join(app, f)
+    for f in os.listdir(speedscope_app):
+        src = os.path.join(speedscope_app, f)
         if os.path.isfile(src):
             shutil.copy(src, serve)
-    subprocess.run([FNT, "-q", "-w", wh, "export", "r0", "--format", "speedscope", "-o",
-                    os.path.join(serve, "r0.json")], check=True)
+    name = "r0." + fmt
+    subprocess.run([FNT, "-q", "-w", wh, "export", "r0", "--format", fmt, "-o",
+                    os.path.join(serve, name)], check=True)
     conn = tc.connect(wh)
     threads = [r[0] for r in conn.execute(
         "SELECT DISTINCT thread FROM fn_trace_calls WHERE run_id = 'r0' ORDER BY thread")]
@@ -196,20 +215,22 @@ def test_speedscope_app(svgs, tmp_path):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         base = "http://127.0.0.1:%d/" % httpd.server_address[1]
-        p, console = browse(base + "index.html#profileURL=" + base + "r0.json",
+        p, console = browse(base + "index.html#profileURL=" + base + name,
                             "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
                             "--virtual-time-budget=10000", "--dump-dom")
     finally:
         httpd.shutdown()
     dom = p.stdout.decode()
     assert p.returncode == 0
-    assert any("Importing as speedscope json file" in c for c in console), console
+    assert any(logged in c for c in console), console
     assert not [c for c in console if "rror" in c], console
-    assert "<title>r0 - speedscope" in dom
-    if len(threads) > 1:                          # its profile switcher: "(1/N)"
-        assert "(1/%d)" % len(threads) in dom
-    for t in threads:
-        assert "thread %d" % t in dom
+    # the title: the profile's name, else the file's
+    assert "<title>%s - speedscope" % ("r0" if fmt == "speedscope" else name) in dom, dom[:300]
+    if fmt == "speedscope":
+        if len(threads) > 1:                      # its profile switcher: "(1/N)"
+            assert "(1/%d)" % len(threads) in dom
+        for t in threads:
+            assert "thread %d" % t in dom
 
 
 def test_report_compare(svgs):
