@@ -478,7 +478,7 @@ int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
 /* An open calls file: its segment and its functions' keys. */
 typedef struct calls_file {
   fnt_segment *seg;
-  char **keys;          /* per function: "stable_id" or "?symbol" */
+  char **keys;          /* per function without a stable_id: "?symbol" */
   const char **syms;    /* per function: its symbol (blocks; made on use) */
   uint8_t *fnmatch;     /* key predicate: per function, 1 = matches */
   int64_t thread_ix;    /* the thread predicate's dictionary index, or -1 */
@@ -662,14 +662,11 @@ static int rowMatches(const fnt_calls *sc, const calls_file *f, size_t i){
 ** out of memory. */
 static const char *fileKey(const calls_file *f, uint32_t i){
   const fnt_function *fn = &f->seg->funcs[i];
+  if( fn->stable_id ) return fn->stable_id;     /* the key itself, as long-lived */
   if( f->keys[i]==0 ){
-    if( fn->stable_id ){
-      f->keys[i] = fnt_strdup(fn->stable_id);
-    }else{
-      size_t n = f->seg->func_len[2*i];
-      f->keys[i] = fnt_malloc(n+2);
-      if( f->keys[i] ){ f->keys[i][0] = '?'; memcpy(f->keys[i]+1, fn->symbol, n+1); }
-    }
+    size_t n = f->seg->func_len[2*i];
+    f->keys[i] = fnt_malloc(n+2);
+    if( f->keys[i] ){ f->keys[i][0] = '?'; memcpy(f->keys[i]+1, fn->symbol, n+1); }
   }
   return f->keys[i];
 }
