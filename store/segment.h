@@ -237,6 +237,7 @@ int fnt_decode_ints_range(int encoding, const uint8_t *p, size_t len, size_t n,
 typedef struct fnt_ints {
   int encoding;
   const uint8_t *p, *end;   /* varints: the next row's; *_BP: the packed bits */
+  const uint8_t *base;      /* where the rows' bytes begin */
   size_t n, pos;            /* rows; the next row */
   uint64_t limit;           /* *_BP: indexes below it */
   uint64_t prev;            /* delta encodings: the value of row pos-1 */
@@ -248,6 +249,13 @@ int fnt_ints_init(fnt_ints *c, int encoding, const uint8_t *p, size_t len,
 int fnt_ints_skip(fnt_ints *c, size_t k);
 int fnt_ints_read(fnt_ints *c, size_t k, uint64_t *out);
 int fnt_ints_finish(fnt_ints *c);
+/* Moves the cursor to row `row`, whose bytes begin `off` bytes after the
+** rows' first (varints; ignored for *_BP) and whose value is `value`
+** (DELTA_VARINT: the cursor goes on from it), as a calls file's
+** level-of-detail chunk gives them.  Returns 0, or -1 when the encoding
+** cannot seek (DELTA_BP) or the place lies outside the chunk; a wrong
+** place shows as malformed rows when read. */
+int fnt_ints_seek(fnt_ints *c, size_t row, size_t off, uint64_t value);
 
 /* Decodes a FUNC_STACK chunk of n rows given the rows' thread dictionary
 ** indexes and kinds (decoded before).  Returns 0, or -1 when malformed. */
