@@ -64,6 +64,12 @@ void fnt_stacktab_clear(fnt_stacktab *t);
 
 /* Optional sections of a calls segment's footer, after the aggregates. */
 #define FNT_CALLS_SECTION_STACKS 1
+#define FNT_CALLS_SECTION_LOD    2
+/* Rows per block of the level-of-detail chunk that writers make (lod.c;
+** readers take the chunk's own), at most FNT_CALLS_RG_ROWS. */
+#ifndef FNT_LOD_ROWS
+#define FNT_LOD_ROWS 128
+#endif
 /* A stacks chunk is written when it has at most one node per
 ** FNT_STACKS_MIN_FOLD rows of the file, or is at most FNT_STACKS_SMALL
 ** bytes. */
@@ -169,6 +175,8 @@ typedef struct fnt_segment {
   fnt_calls_agg *aggs;      /* per function */
   int has_stacks;           /* the file has a stacks chunk */
   fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
+  int has_lod;              /* the file has a level-of-detail chunk */
+  fnt_seg_chunk lod;        /* read only by fnt_timeline (lod.c) */
   /* Calls segments of version 4 keep their function table in a chunk,
   ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy()
   ** (fnt_segment_load_funcs() loads it then), and
@@ -214,6 +222,9 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *seg, uint32_t rg,
 /* The same for a calls segment's stacks chunk (seg->has_stacks). */
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *seg,
                             fnt_buf *scratch, fnt_buf *raw);
+/* The same for its level-of-detail chunk (seg->has_lod). */
+int fnt_segment_read_lod(fnt_store *st, const fnt_segment *seg,
+                         fnt_buf *scratch, fnt_buf *raw);
 
 /* Decodes an integer chunk (DELTA_BP, *_BP, PLAIN_INT or DELTA_VARINT) of
 ** n rows into out[0..n).  `limit` bounds the *_BP encodings' indexes (the
