@@ -273,8 +273,11 @@ void fnt_run_calls_clear(fnt_run_calls *rc);
 ** thread's index in seg's dictionary, -1 for all; calls: 0 for the open
 ** rows of a file other than the tail, which are not calls); fnids, per
 ** function of seg, starts UINT32_MAX for the callback to fill
-** (fnt_calls_fnid).  file_end(ctx), when not NULL, follows each file
-** visited.  @return FNT_OK or the first negative code. */
+** (fnt_calls_fnid).  group(ctx, seg, rg, thread_ix, fnids), when not
+** NULL, is given each row group instead, to read itself (of calls only:
+** with open_rows 0).  file_end(ctx), when not NULL, follows each file
+** visited.  Fields not named are 0.  @return FNT_OK or the first
+** negative code. */
 typedef struct fnt_calls_visit {
   unsigned cols;
   int64_t t0, t1, thread;
@@ -282,6 +285,8 @@ typedef struct fnt_calls_visit {
   int (*rows)(void *ctx, const struct fnt_segment *seg,
               const fnt_calls_rows *g, int64_t thread_ix, uint32_t *fnids,
               int calls);
+  int (*group)(void *ctx, const struct fnt_segment *seg, uint32_t rg,
+               int64_t thread_ix, uint32_t *fnids);
   int (*file_end)(void *ctx);
   void *ctx;
 } fnt_calls_visit;
