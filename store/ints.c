@@ -242,6 +242,45 @@ int fnt_ints_read(fnt_ints *c, size_t k, uint64_t *out){
   return 0;
 }
 
+int fnt_ints_read_many(fnt_ints *const *c, int nc, size_t k,
+                       uint64_t *const *out){
+  const uint8_t *p[4], *end[4];
+  uint64_t prev[4], *o[4];
+  int delta[4], nv = 0, j;
+  size_t i;
+  for(j=0; j<nc; j++){
+    int e = c[j]->encoding;
+    if( k>c[j]->n - c[j]->pos ) return -1;
+    if( nv==4 || (e!=FNT_ENC_PLAIN_INT && e!=FNT_ENC_DELTA_VARINT) ){
+      if( fnt_ints_read(c[j], k, out[j]) ) return -1;
+      continue;
+    }
+    p[nv] = c[j]->p; end[nv] = c[j]->end; prev[nv] = c[j]->prev;
+    delta[nv] = e==FNT_ENC_DELTA_VARINT;
+    o[nv++] = out[j];
+  }
+  /* Row by row across the columns: each column's next varint waits for
+  ** the length of the one before, the columns do not wait for each other. */
+  for(i=0; i<k; i++){
+    for(j=0; j<nv; j++){
+      uint64_t v;
+      unsigned len = end[j] - p[j] >= 8 ? fnt_varint_word(p[j], &v) : 0;
+      if( len ) p[j] += len;
+      else if( varintNext(&p[j], end[j], &v) ) return -1;
+      if( delta[j] ) v = prev[j] += (uint64_t)fnt_unzigzag(v);
+      o[j][i] = v;
+    }
+  }
+  for(j=nv=0; j<nc; j++){
+    int e = c[j]->encoding;
+    if( nv==4 || (e!=FNT_ENC_PLAIN_INT && e!=FNT_ENC_DELTA_VARINT) ) continue;
+    c[j]->p = p[nv];
+    c[j]->prev = prev[nv++];
+    c[j]->pos += k;
+  }
+  return 0;
+}
+
 int fnt_ints_finish(fnt_ints *c){
   const uint8_t *p;
   size_t last = 0;

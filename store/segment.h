@@ -259,6 +259,12 @@ int fnt_ints_init(fnt_ints *c, int encoding, const uint8_t *p, size_t len,
                   size_t n, uint64_t limit);
 int fnt_ints_skip(fnt_ints *c, size_t k);
 int fnt_ints_read(fnt_ints *c, size_t k, uint64_t *out);
+/* fnt_ints_read of k rows of each of cursors c[0..nc) into out[0..nc),
+** the varint columns decoded side by side (one row of each in turn): a
+** varint's place waits for the length of the one before it, in its own
+** column only. */
+int fnt_ints_read_many(fnt_ints *const *c, int nc, size_t k,
+                       uint64_t *const *out);
 int fnt_ints_finish(fnt_ints *c);
 /* Moves the cursor to row `row`, whose bytes begin `off` bytes after the
 ** rows' first (varints; ignored for *_BP) and whose value is `value`

@@ -426,8 +426,10 @@ static int tlBlockRows(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
    || fnt_ints_seek(&x->cur[TL_DUR], b->row, (size_t)b->off[2], 0) ){
     return tlLodCorrupt(x, seg, rg);
   }
-  for(k=0; k<TL_NCOL; k++){
-    if( fnt_ints_read(&x->cur[k], m, v[k]) ) return tlLodCorrupt(x, seg, rg);
+  {
+    fnt_ints *cur[TL_NCOL];
+    for(k=0; k<TL_NCOL; k++) cur[k] = &x->cur[k];
+    if( fnt_ints_read_many(cur, TL_NCOL, m, v) ) return tlLodCorrupt(x, seg, rg);
   }
   /* The block's bounds are checked against its rows: a place that is off
   ** shows here, not as a wrong count. */
