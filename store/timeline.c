@@ -229,7 +229,7 @@ typedef struct tl_ctx {
   int64_t bucket;
   int64_t thread;          /* < 0: every thread */
   /* The row group being read: its depth, and per thread index its lane
-  ** (index + 1), valid while gen[] holds the group's number. */
+  ** (an index in m.lanes), valid while gen[] holds the group's number. */
   int64_t depth;
   uint32_t *lane, *gen, ngen, group;
   fnt_calls_rows g;        /* rows decoded whole (no level of detail) */
@@ -443,37 +443,38 @@ static int tlBlockRows(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
 }
 
 /* A group read through its level of detail: a block whose calls all start
-** in one bucket adds its per-thread entries; the others are read. */
+** in one bucket adds its per-thread entries; the others are read.  The
+** iterator's -1 (a malformed chunk) is kept apart from the store's codes
+** (FNT_E_IO is -1 too). */
 static int tlGroupLod(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
                       int64_t threadIx){
   int64_t durMax = seg->crgs[rg].dur_max>0 ? seg->crgs[rg].dur_max : 0;
   fnt_lod_iter it;
   fnt_lod_block b;
   fnt_lod_entry e;
-  int rc;
+  int r, rc;
   fnt_lod_group(&x->lod, seg, rg, &it);
-  while( (rc = fnt_lod_next_block(&it, &b))==1 ){
+  while( (r = fnt_lod_next_block(&it, &b))==1 ){
     int64_t bk;
     if( b.first>=x->t1 ) return FNT_OK;     /* blocks come by start */
     if( b.last<x->t0 && (uint64_t)x->t0 - (uint64_t)b.last>=(uint64_t)durMax ){
-      rc = fnt_lod_skip_entries(&it);       /* every call ends by t0 */
+      r = fnt_lod_skip_entries(&it);        /* every call ends by t0 */
     }else if( b.first<x->t0 || b.last>=x->t1
            || (bk = tlBucket(x, b.first))!=tlBucket(x, b.last) ){
-      rc = fnt_lod_skip_entries(&it);
-      if( rc==0 ) rc = tlBlockRows(x, seg, rg, &b, threadIx);
-      if( rc>0 ) rc = -1;
+      if( (r = fnt_lod_skip_entries(&it))!=0 ) break;
+      rc = tlBlockRows(x, seg, rg, &b, threadIx);
+      if( rc ) return rc;
     }else{
-      while( (rc = fnt_lod_next_entry(&it, &e))==1 ){
+      while( (r = fnt_lod_next_entry(&it, &e))==1 ){
         if( threadIx>=0 && (int64_t)e.thread!=threadIx ) continue;
         rc = tlAdd(x, seg, e.thread, bk, e.calls, e.dur, e.call_id,
                    e.start, e.fn);
         if( rc ) return rc;
       }
     }
-    if( rc==-1 ) return tlLodCorrupt(x, seg, rg);
-    if( rc ) return rc;
+    if( r<0 ) break;
   }
-  return rc<0 ? tlLodCorrupt(x, seg, rg) : FNT_OK;
+  return r<0 ? tlLodCorrupt(x, seg, rg) : FNT_OK;
 }
 
 /* 1 when row group rg is read through the level of detail: the file has
