@@ -200,6 +200,7 @@ static int addEdges(fnt_snapshot *snap, const char *run_id, fnt_fntab *tab,
   x.edges = e;
   if( files.complete ){
     fnt_calls_visit v;
+    memset(&v, 0, sizeof(v));
     v.cols = cols;
     v.t0 = INT64_MIN;
     v.t1 = INT64_MAX;

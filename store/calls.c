@@ -143,8 +143,12 @@ static int visitFile(fnt_store *st, const fnt_entry *e, int tail,
     if( !calls && !v->open_rows ) break;
     if( b->t_min>=v->t1 || b->t_max<v->t0 ) continue;
     if( threadIx>=0 && (threadIx<c->thread_min || threadIx>c->thread_max) ) continue;
-    rc = fnt_calls_rows_decode(st, seg, rg, v->cols, scratch, raw, g);
-    if( rc==FNT_OK ) rc = v->rows(v->ctx, seg, g, threadIx, fnids, calls);
+    if( v->group ){
+      rc = v->group(v->ctx, seg, rg, threadIx, fnids);
+    }else{
+      rc = fnt_calls_rows_decode(st, seg, rg, v->cols, scratch, raw, g);
+      if( rc==FNT_OK ) rc = v->rows(v->ctx, seg, g, threadIx, fnids, calls);
+    }
     if( rc ) goto done;
   }
 done:
@@ -431,6 +435,7 @@ int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
     x.tab = tab;
     x.each = each;
     x.ctx = ctx;
+    memset(&v, 0, sizeof(v));
     /* Unasked columns decode as 0 once: the row arrays start zeroed. */
     v.cols = cols | FNT_CR_FN | FNT_CR_DUR;
     v.t0 = INT64_MIN;

@@ -108,6 +108,69 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             struct fnt_stacktab *stacks, int two_threads,
                             fnt_buf *out, fnt_calls_bounds *bounds);
 
+/* ---- lod.c: a calls segment's level-of-detail chunk (FORMAT.md).
+** Writing: each row group's rows as segment_write.c holds them (thread
+** and function indexes), with the raw byte offset in the start_ns,
+** call_id and dur_ns chunks of each block's first row. */
+typedef struct fnt_lod_rows {
+  const uint64_t *thr, *cid, *sta, *dur, *fn;
+  const uint64_t *off_sta, *off_cid, *off_dur;   /* per block */
+} fnt_lod_rows;
+typedef struct fnt_lod_writer {
+  uint32_t *slot;           /* per thread index: its entry in a block */
+  fnt_buf parts, lens;      /* the groups' parts, their lengths */
+  uint32_t ngroups;
+} fnt_lod_writer;
+int fnt_lod_writer_init(fnt_lod_writer *w, uint32_t nthreads); /* 0 or NOMEM */
+void fnt_lod_writer_clear(fnt_lod_writer *w);
+/* Appends the part of the next row group, of m rows. */
+void fnt_lod_write_group(fnt_lod_writer *w, const fnt_lod_rows *g, size_t m);
+/* The chunk's raw bytes into raw (raw->failed when out of memory). */
+void fnt_lod_finish(fnt_lod_writer *w, fnt_buf *raw);
+
+/* Reading: the chunk of one segment, loaded whole (reused from file to
+** file), then a row group's blocks in order through an iterator, each
+** block's entries (one per thread of the block, by thread index) after
+** it.  Every count, index and bound read is checked: a malformed chunk
+** gives -1, never a wrong figure that the checks could see. */
+typedef struct fnt_lod {
+  fnt_buf raw;
+  size_t *part, body;       /* per row group its part's offset after body */
+  uint32_t rows;            /* per block */
+  uint64_t serial;          /* the segment loaded (its serial), 0 none */
+} fnt_lod;
+typedef struct fnt_lod_block {
+  size_t row, nrows;        /* rows [row, row+nrows) of the group */
+  int64_t first, last;      /* smallest and largest start_ns */
+  int64_t call_id;          /* of the first row */
+  uint64_t off[3];          /* first row's bytes in start_ns, call_id, dur_ns */
+} fnt_lod_block;
+typedef struct fnt_lod_entry {
+  uint32_t thread, fn;      /* thread index; function index of the longest */
+  uint64_t calls;
+  int64_t dur, call_id, start;    /* the longest call (ties: smallest id) */
+} fnt_lod_entry;
+typedef struct fnt_lod_iter {
+  fnt_rd r;
+  size_t rows, n, row;
+  uint32_t nthreads, nfuncs;
+  uint64_t sta, cid, off[3];
+  fnt_lod_block b;
+  uint64_t e_left, e_thread, e_calls;
+  int e_first;
+} fnt_lod_iter;
+/* @return FNT_OK or a code (message set). */
+int fnt_lod_load(struct fnt_store *st, const struct fnt_segment *seg,
+                 fnt_buf *scratch, fnt_lod *l);
+void fnt_lod_clear(fnt_lod *l);
+void fnt_lod_group(const fnt_lod *l, const struct fnt_segment *seg,
+                   uint32_t rg, fnt_lod_iter *it);
+/* 1 a block (its entries next), 0 the group's end, -1 malformed. */
+int fnt_lod_next_block(fnt_lod_iter *it, fnt_lod_block *b);
+/* 1 an entry, 0 the block's end, -1 malformed. */
+int fnt_lod_next_entry(fnt_lod_iter *it, fnt_lod_entry *e);
+int fnt_lod_skip_entries(fnt_lod_iter *it);      /* 0 or -1 */
+
 /* ---- calls_order.c: a calls segment's row order of `v`, by (depth,
 ** start, thread, call_id), as indexes into v->a in *order (a new
 ** allocation); `threads` is the sorted dictionary of its threads.
@@ -210,8 +273,11 @@ void fnt_run_calls_clear(fnt_run_calls *rc);
 ** thread's index in seg's dictionary, -1 for all; calls: 0 for the open
 ** rows of a file other than the tail, which are not calls); fnids, per
 ** function of seg, starts UINT32_MAX for the callback to fill
-** (fnt_calls_fnid).  file_end(ctx), when not NULL, follows each file
-** visited.  @return FNT_OK or the first negative code. */
+** (fnt_calls_fnid).  group(ctx, seg, rg, thread_ix, fnids), when not
+** NULL, is given each row group instead, to read itself (of calls only:
+** with open_rows 0).  file_end(ctx), when not NULL, follows each file
+** visited.  Fields not named are 0.  @return FNT_OK or the first
+** negative code. */
 typedef struct fnt_calls_visit {
   unsigned cols;
   int64_t t0, t1, thread;
@@ -219,6 +285,8 @@ typedef struct fnt_calls_visit {
   int (*rows)(void *ctx, const struct fnt_segment *seg,
               const fnt_calls_rows *g, int64_t thread_ix, uint32_t *fnids,
               int calls);
+  int (*group)(void *ctx, const struct fnt_segment *seg, uint32_t rg,
+               int64_t thread_ix, uint32_t *fnids);
   int (*file_end)(void *ctx);
   void *ctx;
 } fnt_calls_visit;

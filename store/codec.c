@@ -42,7 +42,11 @@ void fnt_put_str(fnt_buf *b, const char *s){
 
 uint64_t fnt_get_varint(fnt_rd *r){
   uint64_t v = 0;
-  unsigned shift = 0;
+  unsigned shift = 0, n;
+  if( r->ok && r->end - r->p >= 8 && (n = fnt_varint_word(r->p, &v))!=0 ){
+    r->p += n;
+    return v;
+  }
   while( r->ok ){
     uint8_t c;
     if( r->p>=r->end || shift>63 ){ r->ok = 0; break; }

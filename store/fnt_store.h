@@ -752,7 +752,11 @@ typedef struct fnt_timeline_row {
 typedef struct fnt_timeline fnt_timeline;
 
 /* Computes the timeline of `run_id` over [t0, t1) in a pinned snapshot;
-** `thread` >= 0: that thread only, < 0: every thread.
+** `thread` >= 0: that thread only, < 0: every thread.  Where buckets are
+** wide (a calls row group holds 128 calls and more a bucket) the calls
+** files' level of detail is read instead of their calls, but for the
+** calls near bucket edges: the cost then grows with buckets x depths x
+** threads, not with the calls of the window.  Exact either way.
 ** @return FNT_OK; FNT_E_INVALID when t1 <= t0 or buckets < 1;
 **         FNT_E_NOTFOUND when the snapshot has no run `run_id`;
 **         FNT_E_MISUSE (a NULL argument), or a code of fnt_calls_open().

@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fnt_store.h"
 
@@ -134,6 +135,23 @@ typedef struct fnt_rd {
   int ok;
 } fnt_rd;
 uint64_t fnt_get_varint(fnt_rd *r);
+
+/* The varint at p when it is at most 8 bytes long, 8 bytes being readable
+** there, decoded without a branch on its length (lengths that vary from
+** one varint to the next -- durations, deltas -- mispredicted such a
+** branch about once a varint).  @return its length, or 0 (longer). */
+static inline unsigned fnt_varint_word(const uint8_t *p, uint64_t *out){
+  uint64_t w, stop, x;
+  memcpy(&w, p, 8);
+  stop = ~w & UINT64_C(0x8080808080808080);
+  if( stop==0 ) return 0;
+  x = w & (stop ^ (stop - 1));             /* its bytes only */
+  x = (x & UINT64_C(0x007f007f007f007f)) | (x & UINT64_C(0x7f007f007f007f00)) >> 1;
+  x = (x & UINT64_C(0x00003fff00003fff)) | (x & UINT64_C(0x3fff00003fff0000)) >> 2;
+  x = (x & UINT64_C(0x000000000fffffff)) | (x & UINT64_C(0x0fffffff00000000)) >> 4;
+  *out = x;
+  return ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+}
 uint8_t  fnt_get_u8(fnt_rd *r);
 uint64_t fnt_get_u64le(fnt_rd *r);
 /* A string inside the reader's bytes, copied to a fresh NUL-terminated

@@ -54,12 +54,15 @@ static inline int varintNext(const uint8_t **pp, const uint8_t *end, uint64_t *o
 
 /* k varints into out[0..k), as fnt_get_varint reads them. */
 static int getVarints(fnt_ints *c, size_t k, uint64_t *out){
-  const uint8_t *p = c->p;
+  const uint8_t *p = c->p, *end = c->end;
   size_t i;
-  int rc = 0;
-  for(i=0; i<k && rc==0; i++) rc = varintNext(&p, c->end, &out[i]);
+  for(i=0; i<k; i++){
+    unsigned n = end - p >= 8 ? fnt_varint_word(p, &out[i]) : 0;
+    if( n ) p += n;
+    else if( varintNext(&p, end, &out[i]) ) return -1;
+  }
   c->p = p;
-  return rc;
+  return 0;
 }
 
 /* Moves past k varints: whole words while they hold fewer than k last
@@ -140,8 +143,36 @@ int fnt_ints_init(fnt_ints *c, int encoding, const uint8_t *p, size_t len,
     default:
       return -1;
   }
-  c->p = r.p;
+  c->base = c->p = r.p;
   c->end = r.end;
+  return 0;
+}
+
+int fnt_ints_seek(fnt_ints *c, size_t row, size_t off, uint64_t value){
+  uint64_t d;
+  const uint8_t *p;
+  if( row>=c->n ) return -1;
+  switch( c->encoding ){
+    case FNT_ENC_PLAIN_INT:
+    case FNT_ENC_DELTA_VARINT:
+      if( off>=(size_t)(c->end - c->base) ) return -1;
+      p = c->base + off;
+      if( c->encoding==FNT_ENC_DELTA_VARINT ){
+        /* The row before is the value less the row's own delta. */
+        const uint8_t *q = p;
+        if( varintNext(&q, c->end, &d) ) return -1;
+        c->prev = value - (uint64_t)fnt_unzigzag(d);
+      }
+      c->p = p;
+      break;
+    case FNT_ENC_THREAD_BP:
+    case FNT_ENC_FUNC_BP:
+    case FNT_ENC_KIND_BP:
+      break;
+    default:
+      return -1;                       /* DELTA_BP: only by summing */
+  }
+  c->pos = row;
   return 0;
 }
 
@@ -208,6 +239,45 @@ int fnt_ints_read(fnt_ints *c, size_t k, uint64_t *out){
       break;
   }
   c->pos += k;
+  return 0;
+}
+
+int fnt_ints_read_many(fnt_ints *const *c, int nc, size_t k,
+                       uint64_t *const *out){
+  const uint8_t *p[4], *end[4];
+  uint64_t prev[4], *o[4];
+  int delta[4], nv = 0, j;
+  size_t i;
+  for(j=0; j<nc; j++){
+    int e = c[j]->encoding;
+    if( k>c[j]->n - c[j]->pos ) return -1;
+    if( nv==4 || (e!=FNT_ENC_PLAIN_INT && e!=FNT_ENC_DELTA_VARINT) ){
+      if( fnt_ints_read(c[j], k, out[j]) ) return -1;
+      continue;
+    }
+    p[nv] = c[j]->p; end[nv] = c[j]->end; prev[nv] = c[j]->prev;
+    delta[nv] = e==FNT_ENC_DELTA_VARINT;
+    o[nv++] = out[j];
+  }
+  /* Row by row across the columns: each column's next varint waits for
+  ** the length of the one before, the columns do not wait for each other. */
+  for(i=0; i<k; i++){
+    for(j=0; j<nv; j++){
+      uint64_t v;
+      unsigned len = end[j] - p[j] >= 8 ? fnt_varint_word(p[j], &v) : 0;
+      if( len ) p[j] += len;
+      else if( varintNext(&p[j], end[j], &v) ) return -1;
+      if( delta[j] ) v = prev[j] += (uint64_t)fnt_unzigzag(v);
+      o[j][i] = v;
+    }
+  }
+  for(j=nv=0; j<nc; j++){
+    int e = c[j]->encoding;
+    if( nv==4 || (e!=FNT_ENC_PLAIN_INT && e!=FNT_ENC_DELTA_VARINT) ) continue;
+    c[j]->p = p[nv];
+    c[j]->prev = prev[nv++];
+    c[j]->pos += k;
+  }
   return 0;
 }
 

@@ -64,6 +64,12 @@ void fnt_stacktab_clear(fnt_stacktab *t);
 
 /* Optional sections of a calls segment's footer, after the aggregates. */
 #define FNT_CALLS_SECTION_STACKS 1
+#define FNT_CALLS_SECTION_LOD    2
+/* Rows per block of the level-of-detail chunk that writers make (lod.c;
+** readers take the chunk's own), at most FNT_CALLS_RG_ROWS. */
+#ifndef FNT_LOD_ROWS
+#define FNT_LOD_ROWS 128
+#endif
 /* A stacks chunk is written when it has at most one node per
 ** FNT_STACKS_MIN_FOLD rows of the file, or is at most FNT_STACKS_SMALL
 ** bytes. */
@@ -169,6 +175,8 @@ typedef struct fnt_segment {
   fnt_calls_agg *aggs;      /* per function */
   int has_stacks;           /* the file has a stacks chunk */
   fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
+  int has_lod;              /* the file has a level-of-detail chunk */
+  fnt_seg_chunk lod;        /* read only by fnt_timeline (lod.c) */
   /* Calls segments of version 4 keep their function table in a chunk,
   ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy()
   ** (fnt_segment_load_funcs() loads it then), and
@@ -214,6 +222,9 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *seg, uint32_t rg,
 /* The same for a calls segment's stacks chunk (seg->has_stacks). */
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *seg,
                             fnt_buf *scratch, fnt_buf *raw);
+/* The same for its level-of-detail chunk (seg->has_lod). */
+int fnt_segment_read_lod(fnt_store *st, const fnt_segment *seg,
+                         fnt_buf *scratch, fnt_buf *raw);
 
 /* Decodes an integer chunk (DELTA_BP, *_BP, PLAIN_INT or DELTA_VARINT) of
 ** n rows into out[0..n).  `limit` bounds the *_BP encodings' indexes (the
@@ -237,6 +248,7 @@ int fnt_decode_ints_range(int encoding, const uint8_t *p, size_t len, size_t n,
 typedef struct fnt_ints {
   int encoding;
   const uint8_t *p, *end;   /* varints: the next row's; *_BP: the packed bits */
+  const uint8_t *base;      /* where the rows' bytes begin */
   size_t n, pos;            /* rows; the next row */
   uint64_t limit;           /* *_BP: indexes below it */
   uint64_t prev;            /* delta encodings: the value of row pos-1 */
@@ -247,7 +259,20 @@ int fnt_ints_init(fnt_ints *c, int encoding, const uint8_t *p, size_t len,
                   size_t n, uint64_t limit);
 int fnt_ints_skip(fnt_ints *c, size_t k);
 int fnt_ints_read(fnt_ints *c, size_t k, uint64_t *out);
+/* fnt_ints_read of k rows of each of cursors c[0..nc) into out[0..nc),
+** the varint columns decoded side by side (one row of each in turn): a
+** varint's place waits for the length of the one before it, in its own
+** column only. */
+int fnt_ints_read_many(fnt_ints *const *c, int nc, size_t k,
+                       uint64_t *const *out);
 int fnt_ints_finish(fnt_ints *c);
+/* Moves the cursor to row `row`, whose bytes begin `off` bytes after the
+** rows' first (varints; ignored for *_BP) and whose value is `value`
+** (DELTA_VARINT: the cursor goes on from it), as a calls file's
+** level-of-detail chunk gives them.  Returns 0, or -1 when the encoding
+** cannot seek (DELTA_BP) or the place lies outside the chunk; a wrong
+** place shows as malformed rows when read. */
+int fnt_ints_seek(fnt_ints *c, size_t row, size_t off, uint64_t value);
 
 /* Decodes a FUNC_STACK chunk of n rows given the rows' thread dictionary
 ** indexes and kinds (decoded before).  Returns 0, or -1 when malformed. */

@@ -20,6 +20,7 @@
 #define SEG_MAX_RAW   (256u<<20)   /* a chunk larger than this is corrupt */
 #define FNT_CHUNK_STACKS (-1)      /* readChunk's row group for the chunks */
 #define FNT_CHUNK_FUNCS  (-2)      /* outside row groups */
+#define FNT_CHUNK_LOD    (-3)
 
 static const char segMagic[8] = {'F','N','T','S','E','G','0','1'};
 
@@ -156,6 +157,11 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
         return FNT_E_CORRUPT;
       }
       s->has_stacks = 1;
+    }else if( tag==FNT_CALLS_SECTION_LOD ){    /* level of detail (lod.c) */
+      if( parseChunk(&sub, fileDataEnd, &s->lod) || !sub.ok || sub.p!=sub.end ){
+        return FNT_E_CORRUPT;
+      }
+      s->has_lod = 1;
     }
   }
   return r->ok ? FNT_OK : FNT_E_CORRUPT;
@@ -500,7 +506,8 @@ static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                     uint32_t field, const char *why){
   if( rg<0 ){
     return fnt_err(st, FNT_E_CORRUPT, "%s: %s chunk: %s", s->full_path,
-                   rg==FNT_CHUNK_FUNCS ? "functions" : "stacks", why);
+                   rg==FNT_CHUNK_FUNCS ? "functions" : rg==FNT_CHUNK_LOD
+                   ? "level-of-detail" : "stacks", why);
   }
   return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: %s", s->full_path,
                  (unsigned)rg, field, why);
@@ -580,6 +587,11 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,
                             fnt_buf *scratch, fnt_buf *raw){
   return readChunk(st, s, &s->stacks, FNT_CHUNK_STACKS, 0, scratch, raw);
+}
+
+int fnt_segment_read_lod(fnt_store *st, const fnt_segment *s,
+                         fnt_buf *scratch, fnt_buf *raw){
+  return readChunk(st, s, &s->lod, FNT_CHUNK_LOD, 0, scratch, raw);
 }
 
 int fnt_decode_func_stack(const uint8_t *p, size_t len, size_t n,

@@ -524,19 +524,18 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
 
 /* ------------------------------------------------------------------ calls */
 
-/* Zigzag varints of each value's delta from the one before. */
-static void encodeDeltaVarint(const uint64_t *v, size_t n, fnt_buf *raw){
+/* Zigzag varints of each value's delta from the one before (delta 1),
+** or of each value (0); offs[k] gets the byte offset of row
+** k*FNT_LOD_ROWS, where the level-of-detail chunk says a block begins. */
+static void encodeVarints(const uint64_t *v, size_t n, int delta,
+                          uint64_t *offs, fnt_buf *raw){
   uint64_t prev = 0;
   size_t i;
   for(i=0; i<n; i++){
+    if( i%FNT_LOD_ROWS==0 ) offs[i/FNT_LOD_ROWS] = raw->len;
     fnt_put_varint(raw, fnt_zigzag((int64_t)(v[i] - prev)));
-    prev = v[i];
+    if( delta ) prev = v[i];
   }
-}
-
-static void encodeZigzagVarint(const uint64_t *v, size_t n, fnt_buf *raw){
-  size_t i;
-  for(i=0; i<n; i++) fnt_put_varint(raw, fnt_zigzag((int64_t)v[i]));
 }
 
 /* The functions a calls file uses, numbered densely in the order rows
@@ -549,7 +548,10 @@ static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
                             fn_numbering *fns,
                             const uint64_t *threads, uint32_t nthreads,
                             uint64_t *cols, fnt_buf *raw, seg_file *file,
-                            fnt_buf *footer, fnt_calls_rg *crg){
+                            fnt_buf *footer, fnt_lod_writer *lod,
+                            fnt_calls_rg *crg){
+  uint64_t offs[4][FNT_CALLS_RG_ROWS/FNT_LOD_ROWS+1];   /* start, call_id, dur, unused */
+  fnt_lod_rows lr;
   uint64_t *thr = cols, *cid = cols + FNT_CALLS_RG_ROWS, *par = cols + 2*FNT_CALLS_RG_ROWS;
   uint64_t *dep = cols + 3*FNT_CALLS_RG_ROWS, *sta = cols + 4*FNT_CALLS_RG_ROWS;
   uint64_t *dur = cols + 5*FNT_CALLS_RG_ROWS, *kid = cols + 6*FNT_CALLS_RG_ROWS;
@@ -591,14 +593,17 @@ static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
   fnt_put_varint(footer, fnt_zigzag(tmin));
   fnt_put_varint(footer, fnt_zigzag(tmax));
   raw->len = 0; encodeBitPacked(thr, m, raw);      emitChunk(file, footer, raw, 0);
-  raw->len = 0; encodeDeltaVarint(cid, m, raw);    emitChunk(file, footer, raw, 1);
-  raw->len = 0; encodeDeltaVarint(par, m, raw);    emitChunk(file, footer, raw, 2);
-  raw->len = 0; encodeDeltaVarint(dep, m, raw);    emitChunk(file, footer, raw, 3);
-  raw->len = 0; encodeDeltaVarint(sta, m, raw);    emitChunk(file, footer, raw, 4);
-  raw->len = 0; encodeZigzagVarint(dur, m, raw);   emitChunk(file, footer, raw, 5);
-  raw->len = 0; encodeZigzagVarint(kid, m, raw);   emitChunk(file, footer, raw, 6);
+  raw->len = 0; encodeVarints(cid, m, 1, offs[1], raw); emitChunk(file, footer, raw, 1);
+  raw->len = 0; encodeVarints(par, m, 1, offs[3], raw); emitChunk(file, footer, raw, 2);
+  raw->len = 0; encodeVarints(dep, m, 1, offs[3], raw); emitChunk(file, footer, raw, 3);
+  raw->len = 0; encodeVarints(sta, m, 1, offs[0], raw); emitChunk(file, footer, raw, 4);
+  raw->len = 0; encodeVarints(dur, m, 0, offs[2], raw); emitChunk(file, footer, raw, 5);
+  raw->len = 0; encodeVarints(kid, m, 0, offs[3], raw); emitChunk(file, footer, raw, 6);
   raw->len = 0; encodeBitPacked(fn, m, raw);       emitChunk(file, footer, raw, 7);
   raw->len = 0; encodeBitPacked(flg, m, raw);      emitChunk(file, footer, raw, 8);
+  lr.thr = thr; lr.cid = cid; lr.sta = sta; lr.dur = dur; lr.fn = fn;
+  lr.off_sta = offs[0]; lr.off_cid = offs[1]; lr.off_dur = offs[2];
+  fnt_lod_write_group(lod, &lr, m);
 }
 
 /* Cuts v[ord[0..n)] into row groups of one depth and at most
@@ -608,13 +613,15 @@ static int writeCallsGroups(const fnt_callrec *v, const uint32_t *ord, size_t n,
                             fn_numbering *fns,
                             const uint64_t *threads, uint32_t nthreads,
                             uint64_t *cols, fnt_buf *raw, seg_file *file,
-                            fnt_buf *groups, fnt_buf *extra, uint32_t *nrg){
+                            fnt_buf *groups, fnt_buf *extra, fnt_lod_writer *lod,
+                            uint32_t *nrg){
   size_t i = 0;
   while( i<n ){
     size_t m = 1;
     fnt_calls_rg crg;
     while( i+m<n && m<FNT_CALLS_RG_ROWS && v[ord[i+m]].depth==v[ord[i]].depth ) m++;
-    writeCallsGroup(v, ord+i, m, fns, threads, nthreads, cols, raw, file, groups, &crg);
+    writeCallsGroup(v, ord+i, m, fns, threads, nthreads, cols, raw, file, groups,
+                    lod, &crg);
     fnt_put_varint(extra, (uint64_t)crg.depth);
     fnt_put_varint(extra, crg.thread_min);
     fnt_put_varint(extra, crg.thread_max);
@@ -634,6 +641,8 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                             fnt_buf *out, fnt_calls_bounds *bounds){
   fnt_buf footer = {0}, groups = {0}, extra = {0}, raw = {0};
   fnt_buf stacks = {0}, stacksDesc = {0}, funcs = {0}, funcsDesc = {0};
+  fnt_buf lodDesc = {0};
+  fnt_lod_writer lod;
   uint64_t *cols = 0, *threads = 0;
   uint32_t nthreads = 0, nrg = 0, nclosed, i;
   fn_numbering fns = {0, 0, 0};
@@ -643,6 +652,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   seg_file sf = segFile(out);
   int rc = FNT_E_NOMEM;
 
+  memset(&lod, 0, sizeof(lod));
   sf.threads = two_threads;
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
   bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
@@ -653,6 +663,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                        &threads, &nthreads) ) goto done;
   if( fnt_calls_order(closed, threads, nthreads, &ordClosed) ) goto done;
   if( fnt_calls_order(open, threads, nthreads, &ordOpen) ) goto done;
+  if( fnt_lod_writer_init(&lod, nthreads) ) goto done;
 
   /* The functions the rows use, numbered as the row groups meet them. */
   fns.idx = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
@@ -663,10 +674,10 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
 
   fnt_buf_append(out, segMagic, 8);
   writeCallsGroups(closed->a, ordClosed, closed->n, &fns, threads, nthreads, cols, &raw,
-                   &sf, &groups, &extra, &nrg);
+                   &sf, &groups, &extra, &lod, &nrg);
   nclosed = nrg;
   writeCallsGroups(open->a, ordOpen, open->n, &fns, threads, nthreads, cols, &raw,
-                   &sf, &groups, &extra, &nrg);
+                   &sf, &groups, &extra, &lod, &nrg);
   flushHeld(&sf);            /* groups is complete from here on */
 
   /* Per function aggregates and the file's bounds, in the replay's order. */
@@ -699,6 +710,9 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
     fnt_put_u8(&funcs, 0);
   }
   emitChunk(&sf, &funcsDesc, &funcs, -1);
+  /* The level of detail (lod.c), read by fnt_timeline only. */
+  fnt_lod_finish(&lod, &raw);
+  emitChunk(&sf, &lodDesc, &raw, -1);
 
   fnt_put_varint(&footer, FNT_FORMAT_VERSION);
   fnt_put_u8(&footer, FNT_TABLE_CALLS);
@@ -748,7 +762,11 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
     fnt_put_varint(&footer, stacksDesc.len);
     fnt_buf_append(&footer, stacksDesc.data, stacksDesc.len);
   }
-  if( groups.failed || extra.failed || stacksDesc.failed || funcsDesc.failed ) goto done;
+  fnt_put_varint(&footer, FNT_CALLS_SECTION_LOD);
+  fnt_put_varint(&footer, lodDesc.len);
+  fnt_buf_append(&footer, lodDesc.data, lodDesc.len);
+  if( groups.failed || extra.failed || stacksDesc.failed || funcsDesc.failed
+   || lodDesc.failed ) goto done;
   rc = finishFile(&sf, &footer);
 done:
   segFileClear(&sf);
@@ -760,6 +778,8 @@ done:
   fnt_buf_free(&stacksDesc);
   fnt_buf_free(&funcs);
   fnt_buf_free(&funcsDesc);
+  fnt_buf_free(&lodDesc);
+  fnt_lod_writer_clear(&lod);
   fnt_free(cols);
   fnt_free(threads);
   fnt_free(fns.idx);

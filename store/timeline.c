@@ -6,10 +6,16 @@
 **
 ** The calls of the window are read from the run's calls files, pruning
 ** files and row groups by their time bounds (a row group holds one depth,
-** start-sorted), decoding only the six columns that matter, and reduced as
-** they come into a hash table of (thread, depth, bucket) slots, so memory
-** is the size of the answer, not of the window.  A run whose calls are not
-** stored (format 1) goes through the calls scan, which derives them.
+** start-sorted), decoding only the five columns that matter, and reduced
+** as they come into lanes of (thread, depth) cells by bucket, so memory is
+** the size of the answer, not of the window.  A row group that holds many
+** calls a bucket is read through the file's level of detail (lod.c): a
+** block of its rows whose starts all lie in one bucket adds its per-thread
+** count and longest call, and only blocks across an edge are decoded, from
+** the places the chunk gives.  Functions are interned for the calls drawn
+** in the end only.  A run whose calls are not stored (format 1) goes
+** through the calls scan, which derives them; a file without a level of
+** detail (written before it) is read by its rows.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +26,8 @@
 /* One (thread, depth, bucket) of the answer while it is being reduced. */
 typedef struct tl_cell {
   int64_t bucket, call_id, start, dur, calls;
-  uint32_t fn;              /* fnt_fntab id of the best call */
+  uint32_t fn;              /* the best call's function: of held segment */
+  uint32_t seg;             /* `seg` (tl_ctx.segs), or UINT32_MAX: a tab id */
 } tl_cell;
 
 /* The cells of one (thread, depth), in the order calls reached them: a
@@ -162,6 +169,7 @@ static void laneMerge(tl_lane *l){
       d->start = l->c[i].start;
       d->dur = l->c[i].dur;
       d->fn = l->c[i].fn;
+      d->seg = l->c[i].seg;
     }
   }
   l->n = k+1;
@@ -206,6 +214,10 @@ int fnt_timeline_span(fnt_snapshot *snap, const char *run_id,
   return FNT_OK;
 }
 
+/* The columns the timeline reads of a calls row group, as decoded. */
+enum { TL_THR, TL_CID, TL_STA, TL_DUR, TL_FN, TL_NCOL };
+static const uint32_t tlFields[TL_NCOL] = {4, 5, 8, 10, 12};
+
 /* What one computation reduces into. */
 typedef struct tl_ctx {
   fnt_store *st;
@@ -213,82 +225,296 @@ typedef struct tl_ctx {
   tl_map m;
   int64_t t0, t1;          /* the window */
   uint64_t w;              /* bucket width */
+  uint64_t boff;           /* the last bucket found, and its offset from t0 */
+  int64_t bucket;
   int64_t thread;          /* < 0: every thread */
+  /* The row group being read: its depth, and per thread index its lane
+  ** (an index in m.lanes), valid while gen[] holds the group's number. */
+  int64_t depth;
+  uint32_t *lane, *gen, ngen, group;
+  fnt_calls_rows g;        /* rows decoded whole (no level of detail) */
+  fnt_buf scratch, raw;
+  fnt_lod lod;             /* the level of detail of the file being read */
+  fnt_buf col[TL_NCOL];    /* a group's chunks, for blocks read by place */
+  fnt_ints cur[TL_NCOL];
+  uint32_t loaded;         /* the group number the chunks are of + 1 */
+  /* The segments whose functions cells name, held (refs) until the rows
+  ** are made: only the calls drawn in the end are interned, not every
+  ** call that was a bucket's longest for a while. */
+  struct tl_seg { fnt_segment *seg; uint32_t *fnid; } *segs;
+  uint32_t nseg, capseg;
 } tl_ctx;
 
-/* The cell a call goes to, or 0 with *skip = 1 when it is not drawn
-** (0 with *skip = 0: out of memory).  The call's fields then go to the
-** cell when it is the bucket's longest so far (tlTake). */
-static tl_cell *tlCell(tl_ctx *x, uint32_t thread, int64_t depth,
-                       int64_t start, int64_t end, int *skip){
-  int64_t bucket;
-  tl_lane *l;
-  *skip = 0;
-  if( start>=x->t0 ){
-    if( start>=x->t1 ){ *skip = 1; return 0; }
-    bucket = (int64_t)(((uint64_t)start - (uint64_t)x->t0)/x->w);
-  }else if( end>x->t0 ){
-    bucket = -1;
-  }else{
-    *skip = 1;
-    return 0;
+/* The number in x->segs of seg, held from now on; UINT32_MAX: no memory. */
+static uint32_t tlHold(tl_ctx *x, const fnt_segment *seg){
+  if( x->nseg && x->segs[x->nseg-1].seg==seg ) return x->nseg-1;
+  if( x->nseg==x->capseg ){
+    uint32_t cap = x->capseg ? x->capseg*2 : 16;
+    struct tl_seg *a = fnt_realloc(x->segs, cap*sizeof(*a));
+    if( a==0 ) return UINT32_MAX;
+    x->segs = a;
+    x->capseg = cap;
   }
-  l = mapLane(&x->m, thread, depth);
-  return l ? laneCell(l, bucket) : 0;
+  x->segs[x->nseg].seg = (fnt_segment*)seg;
+  x->segs[x->nseg].fnid = 0;
+  ((fnt_segment*)seg)->refs++;
+  return x->nseg++;
 }
 
-/* 1 when a call of duration dur and id call_id replaces the cell's. */
-static int tlTake(tl_cell *s, int64_t call_id, int64_t start, int64_t dur){
-  int take = s->calls==0 || longer(dur, call_id, s->dur, s->call_id);
-  if( take ){
-    s->call_id = call_id;
-    s->start = start;
-    s->dur = dur;
+/* The fnt_fntab id of cell c's function, interned now. */
+static int tlFnid(tl_ctx *x, const tl_cell *c, uint32_t *id){
+  struct tl_seg *h;
+  if( c->seg==UINT32_MAX ){ *id = c->fn; return FNT_OK; }
+  h = &x->segs[c->seg];
+  if( h->fnid==0 ){
+    h->fnid = fnt_malloc(((size_t)h->seg->nfuncs+1)*sizeof(uint32_t));
+    if( h->fnid==0 ) return FNT_E_NOMEM;
+    memset(h->fnid, 0xff, ((size_t)h->seg->nfuncs+1)*sizeof(uint32_t));
   }
-  /* Bucket -1 stands for one call (SPEC §8), whatever else ran at t0. */
-  s->calls = s->bucket<0 ? 1 : s->calls+1;
+  return fnt_calls_fnid(&x->t->tab, h->seg, h->fnid, c->fn, id);
+}
+
+/* The bucket of a start in [t0, t1): the last one again while starts stay
+** in it (a group's rows come by start), else a division. */
+static int64_t tlBucket(tl_ctx *x, int64_t start){
+  uint64_t off = (uint64_t)start - (uint64_t)x->t0;
+  if( off - x->boff>=x->w ){
+    x->bucket = (int64_t)(off/x->w);
+    x->boff = (uint64_t)x->bucket*x->w;
+  }
+  return x->bucket;
+}
+
+/* Starts reading row group rg of seg: its lanes are looked up anew. */
+static int tlGroupStart(tl_ctx *x, const fnt_segment *seg, uint32_t rg){
+  if( seg->nthreads>x->ngen ){
+    uint32_t n = seg->nthreads, *l = fnt_realloc(x->lane, (size_t)n*sizeof(uint32_t));
+    uint32_t *g = l ? fnt_realloc(x->gen, (size_t)n*sizeof(uint32_t)) : 0;
+    if( l ) x->lane = l;
+    if( g==0 ) return FNT_E_NOMEM;
+    x->gen = g;
+    memset(g + x->ngen, 0, (size_t)(n - x->ngen)*sizeof(uint32_t));
+    x->ngen = n;
+  }
+  if( ++x->group==0 ){                 /* wrapped: forget every tag */
+    memset(x->gen, 0, (size_t)x->ngen*sizeof(uint32_t));
+    x->group = 1;
+  }
+  x->depth = seg->crgs[rg].depth;
+  x->loaded = 0;
+  return FNT_OK;
+}
+
+/* The bucket of a call, *b: -1 when it runs at t0.  0 when not drawn. */
+static int tlPlace(tl_ctx *x, int64_t start, int64_t end, int64_t *b){
+  if( start>=x->t0 ){
+    if( start>=x->t1 ) return 0;
+    *b = tlBucket(x, start);
+    return 1;
+  }
+  *b = -1;
+  return end>x->t0;
+}
+
+/* Adds `calls` calls to cell c of bucket b, the longest of them (dur,
+** call_id, start): 1 when that one is now the cell's.  Bucket -1 stands
+** for one call (SPEC §8), whatever else ran at t0. */
+static int cellAdd(tl_cell *c, int64_t b, uint64_t calls, int64_t dur,
+                   int64_t call_id, int64_t start){
+  int take = c->calls==0 || longer(dur, call_id, c->dur, c->call_id);
+  c->calls = b<0 ? 1 : c->calls + (int64_t)calls;
+  if( take ){
+    c->call_id = call_id;
+    c->start = start;
+    c->dur = dur;
+  }
   return take;
 }
 
-/* A decoded row group of a calls file into the slots. */
-static int tlRows(void *ctx, const fnt_segment *seg, const fnt_calls_rows *g,
-                  int64_t threadIx, uint32_t *fnids, int calls){
-  tl_ctx *x = ctx;
-  size_t i;
-  (void)calls;
-  for(i=0; i<g->n; i++){
-    int64_t start = (int64_t)g->sta[i], dur = (int64_t)g->dur[i];
-    tl_cell *s;
-    int skip;
-    if( threadIx>=0 && (int64_t)g->thr[i]!=threadIx ) continue;
-    s = tlCell(x, (uint32_t)seg->threads[g->thr[i]], (int64_t)g->dep[i], start,
-               (int64_t)((uint64_t)start + (uint64_t)dur), &skip);
-    if( s==0 ){
-      if( skip ) continue;
-      return FNT_E_NOMEM;
-    }
-    /* Functions are interned when a call of theirs is first drawn. */
-    if( tlTake(s, (int64_t)g->cid[i], start, dur)
-     && fnt_calls_fnid(&x->t->tab, seg, fnids, (uint32_t)g->fn[i], &s->fn) ){
-      return FNT_E_NOMEM;
-    }
+/* cellAdd for thread index thr of the group being read, function f of
+** seg. */
+static int tlAdd(tl_ctx *x, const fnt_segment *seg, uint32_t thr, int64_t b,
+                 uint64_t calls, int64_t dur, int64_t call_id, int64_t start,
+                 uint32_t f){
+  tl_lane *l;
+  tl_cell *c;
+  if( x->gen[thr]!=x->group ){
+    l = mapLane(&x->m, (uint32_t)seg->threads[thr], x->depth);
+    if( l==0 ) return FNT_E_NOMEM;
+    x->gen[thr] = x->group;
+    x->lane[thr] = (uint32_t)(l - x->m.lanes);
+  }
+  l = &x->m.lanes[x->lane[thr]];
+  c = laneCell(l, b);
+  if( c==0 ) return FNT_E_NOMEM;
+  if( cellAdd(c, b, calls, dur, call_id, start) ){
+    c->fn = f;
+    c->seg = x->nseg-1;      /* tlGroup held seg */
   }
   return FNT_OK;
+}
+
+/* Rows [lo, hi) of a group, decoded into the arrays at their row. */
+static int tlRows(tl_ctx *x, const fnt_segment *seg, int64_t threadIx,
+                  const uint64_t *thr, const uint64_t *cid,
+                  const uint64_t *sta, const uint64_t *dur, const uint64_t *fn,
+                  size_t lo, size_t hi){
+  size_t i;
+  for(i=lo; i<hi; i++){
+    int64_t start = (int64_t)sta[i], b;
+    int rc;
+    if( threadIx>=0 && (int64_t)thr[i]!=threadIx ) continue;
+    if( !tlPlace(x, start, (int64_t)(sta[i] + dur[i]), &b) ) continue;
+    rc = tlAdd(x, seg, (uint32_t)thr[i], b, 1, (int64_t)dur[i],
+               (int64_t)cid[i], start, (uint32_t)fn[i]);
+    if( rc ) return rc;
+  }
+  return FNT_OK;
+}
+
+/* A group read whole: the rows that may start in the window or run at
+** t0 (fnt_calls_rows_window). */
+static int tlGroupRows(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
+                       int64_t threadIx){
+  fnt_calls_rows *g = &x->g;
+  size_t lo;
+  int rc = fnt_calls_rows_window(x->st, seg, rg, FNT_CR_THREAD | FNT_CR_CALL_ID
+                                 | FNT_CR_START | FNT_CR_DUR | FNT_CR_FN,
+                                 x->t0, x->t1-1, &x->scratch, &x->raw, g, &lo);
+  if( rc ) return rc;
+  return tlRows(x, seg, threadIx, g->thr, g->cid, g->sta, g->dur, g->fn,
+                lo, g->n);
+}
+
+static int tlLodCorrupt(tl_ctx *x, const fnt_segment *seg, uint32_t rg){
+  return fnt_err(x->st, FNT_E_CORRUPT, "%s: row group %u: level-of-detail "
+                 "chunk does not match the rows", seg->full_path, rg);
+}
+
+/* The rows of block b of row group rg, read from the places the level of
+** detail gives (the group's chunks read once, at its first such block). */
+static int tlBlockRows(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
+                       const fnt_lod_block *b, int64_t threadIx){
+  /* Into x->g's arrays: a group read by blocks is not read whole. */
+  uint64_t *v[TL_NCOL];
+  size_t n = (size_t)seg->rgs[rg].nrows, m = b->nrows, i;
+  int k, rc;
+  v[TL_THR] = x->g.thr; v[TL_CID] = x->g.cid; v[TL_STA] = x->g.sta;
+  v[TL_DUR] = x->g.dur; v[TL_FN] = x->g.fn;
+  if( m>FNT_CALLS_RG_ROWS ) return tlLodCorrupt(x, seg, rg);
+  if( x->loaded!=rg+1 ){
+    for(k=0; k<TL_NCOL; k++){
+      const fnt_seg_col *col = fnt_segment_col(seg, tlFields[k]);
+      uint64_t limit = k==TL_THR ? seg->nthreads : k==TL_FN ? seg->nfuncs : UINT64_MAX;
+      if( col==0 || col->chunk_index<0 ){
+        return fnt_err(x->st, FNT_E_CORRUPT, "%s: calls segment without field %u",
+                       seg->full_path, tlFields[k]);
+      }
+      rc = fnt_segment_read_chunk(x->st, seg, rg, col, &x->scratch, &x->col[k]);
+      if( rc ) return rc;
+      if( fnt_ints_init(&x->cur[k], col->encoding, x->col[k].data, x->col[k].len,
+                        n, limit) ){
+        return tlLodCorrupt(x, seg, rg);
+      }
+    }
+    x->loaded = rg+1;
+  }
+  if( fnt_ints_seek(&x->cur[TL_THR], b->row, 0, 0)
+   || fnt_ints_seek(&x->cur[TL_FN], b->row, 0, 0)
+   || fnt_ints_seek(&x->cur[TL_STA], b->row, (size_t)b->off[0], (uint64_t)b->first)
+   || fnt_ints_seek(&x->cur[TL_CID], b->row, (size_t)b->off[1], (uint64_t)b->call_id)
+   || fnt_ints_seek(&x->cur[TL_DUR], b->row, (size_t)b->off[2], 0) ){
+    return tlLodCorrupt(x, seg, rg);
+  }
+  {
+    fnt_ints *cur[TL_NCOL];
+    for(k=0; k<TL_NCOL; k++) cur[k] = &x->cur[k];
+    if( fnt_ints_read_many(cur, TL_NCOL, m, v) ) return tlLodCorrupt(x, seg, rg);
+  }
+  /* The block's bounds are checked against its rows: a place that is off
+  ** shows here, not as a wrong count. */
+  if( (int64_t)v[TL_STA][0]!=b->first || (int64_t)v[TL_STA][m-1]!=b->last
+   || (int64_t)v[TL_CID][0]!=b->call_id ){
+    return tlLodCorrupt(x, seg, rg);
+  }
+  for(i=0; i<m; i++) v[TL_DUR][i] = (uint64_t)fnt_unzigzag(v[TL_DUR][i]);
+  return tlRows(x, seg, threadIx, v[TL_THR], v[TL_CID], v[TL_STA],
+                v[TL_DUR], v[TL_FN], 0, m);
+}
+
+/* A group read through its level of detail: a block whose calls all start
+** in one bucket adds its per-thread entries; the others are read.  The
+** iterator's -1 (a malformed chunk) is kept apart from the store's codes
+** (FNT_E_IO is -1 too). */
+static int tlGroupLod(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
+                      int64_t threadIx){
+  int64_t durMax = seg->crgs[rg].dur_max>0 ? seg->crgs[rg].dur_max : 0;
+  fnt_lod_iter it;
+  fnt_lod_block b;
+  fnt_lod_entry e;
+  int r, rc;
+  fnt_lod_group(&x->lod, seg, rg, &it);
+  while( (r = fnt_lod_next_block(&it, &b))==1 ){
+    int64_t bk;
+    if( b.first>=x->t1 ) return FNT_OK;     /* blocks come by start */
+    if( b.last<x->t0 && (uint64_t)x->t0 - (uint64_t)b.last>=(uint64_t)durMax ){
+      r = fnt_lod_skip_entries(&it);        /* every call ends by t0 */
+    }else if( b.first<x->t0 || b.last>=x->t1
+           || (bk = tlBucket(x, b.first))!=tlBucket(x, b.last) ){
+      if( (r = fnt_lod_skip_entries(&it))!=0 ) break;
+      rc = tlBlockRows(x, seg, rg, &b, threadIx);
+      if( rc ) return rc;
+    }else{
+      while( (r = fnt_lod_next_entry(&it, &e))==1 ){
+        if( threadIx>=0 && (int64_t)e.thread!=threadIx ) continue;
+        rc = tlAdd(x, seg, e.thread, bk, e.calls, e.dur, e.call_id,
+                   e.start, e.fn);
+        if( rc ) return rc;
+      }
+    }
+    if( r<0 ) break;
+  }
+  return r<0 ? tlLodCorrupt(x, seg, rg) : FNT_OK;
+}
+
+/* 1 when row group rg is read through the level of detail: the file has
+** one, and the group holds at least FNT_LOD_ROWS rows per bucket (it
+** starts over (t_max - t_min), about): blocks then mostly lie in one. */
+static int tlUseLod(const tl_ctx *x, const fnt_segment *seg, uint32_t rg){
+  const fnt_seg_rg *r = &seg->rgs[rg];
+  uint64_t span = (uint64_t)r->t_max - (uint64_t)r->t_min;
+  return seg->has_lod && r->t_max>r->t_min
+      && (double)r->nrows*(double)x->w>=(double)FNT_LOD_ROWS*(double)span;
+}
+
+/* fnt_calls_visit's group: one row group of calls. */
+static int tlGroup(void *ctx, const fnt_segment *seg, uint32_t rg,
+                   int64_t threadIx, uint32_t *fnids){
+  tl_ctx *x = ctx;
+  int rc = tlGroupStart(x, seg, rg);
+  (void)fnids;                /* interned when the rows are made (tlFnid) */
+  if( rc || tlHold(x, seg)==UINT32_MAX ) return fnt_err(x->st, FNT_E_NOMEM, "out of memory");
+  if( tlUseLod(x, seg, rg) ){
+    if( x->lod.serial!=seg->serial ){
+      rc = fnt_lod_load(x->st, seg, &x->scratch, &x->lod);
+      if( rc ) return rc;
+    }
+    return tlGroupLod(x, seg, rg, threadIx);
+  }
+  return tlGroupRows(x, seg, rg, threadIx);
 }
 
 /* A run whose calls are stored: every calls file, the tail's open rows
 ** too. */
 static int tlStored(tl_ctx *x, const fnt_run_calls *files){
   fnt_calls_visit v;
-  v.cols = FNT_CR_THREAD | FNT_CR_CALL_ID | FNT_CR_DEPTH | FNT_CR_START
-         | FNT_CR_DUR | FNT_CR_FN;
+  memset(&v, 0, sizeof(v));
   v.t0 = x->t0;
   v.t1 = x->t1;
   v.thread = x->thread;
-  v.open_rows = 0;
-  v.rows = tlRows;
-  v.file_end = 0;
+  v.group = tlGroup;
   v.ctx = x;
+  if( fnt_calls_rows_alloc(&x->g) ) return FNT_E_NOMEM;
   return fnt_run_calls_visit(x->st, files, &v);
 }
 
@@ -299,7 +525,7 @@ static int tlScan(tl_ctx *x, fnt_snapshot *snap, const char *run_id){
   const fnt_call *c;
   int rc;
   /* The scan's overlap, start <= t1-1 AND end >= t0, holds both the calls
-  ** starting in [t0, t1) and those running at t0; tlCell is exact. */
+  ** starting in [t0, t1) and those running at t0; tlPlace is exact. */
   fnt_call_predicate_init(&p);
   p.run_ids = &run_id;
   p.n_run_ids = 1;
@@ -308,16 +534,20 @@ static int tlScan(tl_ctx *x, fnt_snapshot *snap, const char *run_id){
   p.t1 = x->t1-1;
   rc = fnt_calls_open(snap, &p, &sc);
   while( rc==FNT_OK && (rc = fnt_calls_next(sc, &c))==1 ){
-    int skip;
-    tl_cell *s = tlCell(x, c->thread, c->depth, c->start_ns, c->end_ns, &skip);
+    int64_t b;
+    tl_lane *l;
+    tl_cell *s;
     rc = FNT_OK;
+    if( !tlPlace(x, c->start_ns, c->end_ns, &b) ) continue;
+    l = mapLane(&x->m, c->thread, c->depth);
+    s = l ? laneCell(l, b) : 0;
     if( s==0 ){
-      if( skip ) continue;
       rc = FNT_E_NOMEM;
       break;
     }
-    if( tlTake(s, c->call_id, c->start_ns, c->dur_ns)
-     && fnt_fntab_intern(&x->t->tab, c->symbol, c->stable_id, &s->fn) ){
+    if( !cellAdd(s, b, 1, c->dur_ns, c->call_id, c->start_ns) ) continue;
+    s->seg = UINT32_MAX;
+    if( fnt_fntab_intern(&x->t->tab, c->symbol, c->stable_id, &s->fn) ){
       rc = FNT_E_NOMEM;
       break;
     }
@@ -381,20 +611,35 @@ int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
       for(j=0; j<l->n; j++){
         const tl_cell *c = &l->c[j];
         fnt_timeline_row *r = &x.t->rows[x.t->n++];
+        uint32_t fn;
         r->thread = l->thread;
         r->depth = l->depth;
         r->bucket = c->bucket;
         r->call_id = c->call_id;
         r->start_ns = c->start;
         r->dur_ns = c->dur;
-        r->key = x.t->tab.keys[x.t->tab.key[c->fn]];
-        r->symbol = x.t->tab.fn[c->fn].symbol;
+        rc = tlFnid(&x, c, &fn);
+        if( rc ) goto done;
+        r->key = x.t->tab.keys[x.t->tab.key[fn]];
+        r->symbol = x.t->tab.fn[fn].symbol;
         r->calls = c->calls;
       }
     }
   }
 done:
   mapFree(&x.m);
+  fnt_free(x.lane);
+  fnt_free(x.gen);
+  fnt_free(x.g.thr);
+  fnt_buf_free(&x.scratch);
+  fnt_buf_free(&x.raw);
+  fnt_lod_clear(&x.lod);
+  for(i=0; i<TL_NCOL; i++) fnt_buf_free(&x.col[i]);
+  for(i=0; i<x.nseg; i++){
+    fnt_free(x.segs[i].fnid);
+    fnt_segment_release(st, x.segs[i].seg);
+  }
+  fnt_free(x.segs);
   if( rc ){
     if( rc==FNT_E_NOMEM ){
       rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory drawing its timeline", run_id);

@@ -10,6 +10,9 @@ timeline --json`), on random runs (those of test_calls, filed in chunks out
 of order, and a run at 2^58 ns) with many windows: one bucket, more buckets
 than nanoseconds, windows before, after, inside and around the run, one
 nanosecond wide, a thread filter.  Bad arguments give errors naming them.
+Larger runs (test_wide_buckets) draw wide buckets through the calls files'
+level of detail, with windows on its block edges; calls files written
+before it (test_golden_v3_calls) are read by their rows.
 """
 import json
 import os
@@ -202,4 +205,85 @@ def test_golden_format1():
                 got = sorted(conn.execute(TL_SQL, (run, t0, t1, nb)).fetchall())
                 assert got == ref_timeline(calls, t0, t1, nb), (run, compacted, t0, t1, nb)
         conn.execute("SELECT fnt_compact()").fetchone()
+    conn.close()
+
+
+def block_starts(conn, run_id):
+    """The first start_ns of each block of FNT_LOD_ROWS rows of a run's calls
+    file, as a writer lays it out (FORMAT.md, "Calls segments" and "Level of
+    detail"): ended calls by (depth, start_ns, thread, call_id), row groups of
+    at most 1,024 rows of one depth.  Exact for a run filed in one chunk."""
+    rows = conn.execute("SELECT depth, start_ns, thread, call_id FROM fn_trace_calls "
+                        "WHERE run_id = ? AND ended_by != 'open' "
+                        "ORDER BY depth, start_ns, thread, call_id", (run_id,)).fetchall()
+    out, i = [], 0
+    while i < len(rows):
+        j = i
+        while j < len(rows) and j - i < 1024 and rows[j][0] == rows[i][0]:
+            j += 1
+        out += [rows[k][1] for k in range(i, j, LOD_ROWS)]
+        i = j
+    return sorted(set(out))
+
+
+LOD_ROWS = 128
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_wide_buckets(seed):
+    """Runs of thousands of calls, where buckets hold many calls of a row
+    group: the level of detail's blocks are read whole and only blocks across
+    an edge by their rows.  Windows on block edges (and a nanosecond off),
+    a bucket per few blocks, ties in dur_ns (durations are a few ns), one
+    file or several (chunks out of order), the tail's open rows."""
+    wh = tmpdir("timeline-wide-")
+    conn = connect(wh)
+    rng = random.Random(3000 + seed)
+    run_id = "wide-%d" % seed
+    evs = random_events(rng, n_max=24000, n_min=16000, root=seed % 2 == 0)
+    nchunks = 1 if seed < 2 else rng.randint(2, 3)
+    parts = split(rng, evs, nchunks)
+    for c in rng.sample(range(nchunks), nchunks):
+        assert file(conn, chunk_doc("acme/tl", None, run_id, parts[c], c, nchunks, len(evs))) == 1
+    calls = calls_of(conn, run_id)
+    lo = min(c[3] for c in calls)
+    hi = max(c[4] for c in calls)
+    edges = block_starts(conn, run_id)
+    ws = [(lo, hi + 1, nb) for nb in (1, 2, 5, 20, 100, 2000)]
+    for _ in range(6):
+        i = rng.randrange(len(edges) - 1)
+        j = rng.randrange(i + 1, len(edges))
+        a, b = edges[i], edges[j]
+        ws += [(a, b, 1), (a, b, 2), (a - 1, b + 1, 3), (a + 1, max(a + 2, b - 1), 1),
+               (a, b + (b - a) * 3, 4), (a, b, rng.randint(1, j - i + 1))]
+    threads = sorted({c[0] for c in calls})
+    for k, (t0, t1, nb) in enumerate(ws):
+        what = "seed %d window [%d, %d) buckets %d" % (seed, t0, t1, nb)
+        want = ref_timeline(calls, t0, t1, nb)
+        assert sorted(conn.execute(TL_SQL, (run_id, t0, t1, nb)).fetchall()) == want, what
+        if k % 5 == 0:
+            th = rng.choice(threads)
+            assert sorted(conn.execute(TL_SQL_THREAD, (run_id, t0, t1, nb, th)).fetchall()) == \
+                ref_timeline(calls, t0, t1, nb, th), what + " thread %d" % th
+        if k % 9 == 0:
+            assert cli_rows(wh, run_id, t0, t1, nb) == want, what + " (fnt timeline)"
+    conn.close()
+
+
+def test_golden_v3_calls():
+    """Calls files written before the level of detail (format 3): read by
+    their rows, wide buckets too, the same timeline as the reference."""
+    wh = os.path.join(tmpdir("timeline-v3-"), "wh")
+    shutil.copytree(os.path.join(SOURCE, "test", "golden", "warehouse-v3-calls"), wh)
+    conn = connect(wh)
+    runs = [r[0] for r in conn.execute("SELECT DISTINCT run_id FROM fn_trace_calls")]
+    assert runs
+    for run in runs:
+        calls = calls_of(conn, run)
+        lo = min(c[3] for c in calls)
+        hi = max(c[4] for c in calls)
+        for t0, t1, nb in [(lo, hi + 1, 1), (lo, hi + 1, 3), (lo, hi + 1, 2000),
+                           (lo + (hi - lo) // 3, hi, 2)]:
+            got = sorted(conn.execute(TL_SQL, (run, t0, t1, nb)).fetchall())
+            assert got == ref_timeline(calls, t0, t1, nb), (run, t0, t1, nb)
     conn.close()
