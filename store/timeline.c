@@ -39,6 +39,8 @@ typedef struct tl_lane {
   int64_t depth;
   tl_cell *c;
   size_t n, cap;
+  uint32_t held;            /* tl_ctx.nseg when the held segment last met it */
+  size_t mark;              /* the first cell that segment may have named */
 } tl_lane;
 
 struct fnt_timeline {
@@ -238,16 +240,66 @@ typedef struct tl_ctx {
   fnt_buf col[TL_NCOL];    /* a group's chunks, for blocks read by place */
   fnt_ints cur[TL_NCOL];
   uint32_t loaded;         /* the group number the chunks are of + 1 */
-  /* The segments whose functions cells name, held (refs) until the rows
-  ** are made: only the calls drawn in the end are interned, not every
-  ** call that was a bucket's longest for a while. */
+  /* The segments whose functions cells name, by number: only the last is
+  ** held (refs), so that a timeline holds one file's footer at a time;
+  ** the cells naming it are interned when the next file comes (tlSettle),
+  ** not every call that was a bucket's longest for a while.  dirty: the
+  ** lanes it met, each from its mark. */
   struct tl_seg { fnt_segment *seg; uint32_t *fnid; } *segs;
   uint32_t nseg, capseg;
+  uint32_t *dirty;
+  size_t ndirty, capdirty;
 } tl_ctx;
 
-/* The number in x->segs of seg, held from now on; UINT32_MAX: no memory. */
+static int tlFnid(tl_ctx *x, const tl_cell *c, uint32_t *id);
+
+/* Interns the functions the cells name of held segment k, and lets it go.
+** A file's calls reach a lane's cells in order, so they are all from the
+** lane's mark on.  @return FNT_OK or FNT_E_NOMEM. */
+static int tlSettle(tl_ctx *x, uint32_t k){
+  size_t i, j;
+  for(i=0; i<x->ndirty; i++){
+    tl_lane *l = &x->m.lanes[x->dirty[i]];
+    for(j=l->mark; j<l->n; j++){
+      tl_cell *c = &l->c[j];
+      uint32_t id;
+      if( c->seg!=k ) continue;
+      if( tlFnid(x, c, &id) ) return FNT_E_NOMEM;
+      c->seg = UINT32_MAX;
+      c->fn = id;
+    }
+  }
+  x->ndirty = 0;
+  fnt_free(x->segs[k].fnid);
+  x->segs[k].fnid = 0;
+  fnt_segment_release(x->st, x->segs[k].seg);
+  x->segs[k].seg = 0;
+  return FNT_OK;
+}
+
+/* Lane l (an index in m.lanes) met by the held segment: remembered with
+** the first cell it may name.  @return FNT_OK or FNT_E_NOMEM. */
+static int tlDirty(tl_ctx *x, uint32_t l){
+  tl_lane *a = &x->m.lanes[l];
+  if( a->held==x->nseg ) return FNT_OK;
+  if( x->ndirty==x->capdirty ){
+    size_t cap = x->capdirty ? x->capdirty*2 : 64;
+    uint32_t *d = fnt_realloc(x->dirty, cap*sizeof(uint32_t));
+    if( d==0 ) return FNT_E_NOMEM;
+    x->dirty = d;
+    x->capdirty = cap;
+  }
+  x->dirty[x->ndirty++] = l;
+  a->held = x->nseg;
+  a->mark = a->n ? a->n-1 : 0;     /* its last cell may be added to */
+  return FNT_OK;
+}
+
+/* The number in x->segs of seg, held from now on (the one held before is
+** settled); UINT32_MAX: no memory. */
 static uint32_t tlHold(tl_ctx *x, const fnt_segment *seg){
   if( x->nseg && x->segs[x->nseg-1].seg==seg ) return x->nseg-1;
+  if( x->nseg && tlSettle(x, x->nseg-1) ) return UINT32_MAX;
   if( x->nseg==x->capseg ){
     uint32_t cap = x->capseg ? x->capseg*2 : 16;
     struct tl_seg *a = fnt_realloc(x->segs, cap*sizeof(*a));
@@ -343,6 +395,7 @@ static int tlAdd(tl_ctx *x, const fnt_segment *seg, uint32_t thr, int64_t b,
     if( l==0 ) return FNT_E_NOMEM;
     x->gen[thr] = x->group;
     x->lane[thr] = (uint32_t)(l - x->m.lanes);
+    if( tlDirty(x, x->lane[thr]) ) return FNT_E_NOMEM;
   }
   l = &x->m.lanes[x->lane[thr]];
   c = laneCell(l, b);
@@ -607,7 +660,7 @@ int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
     if( x.t->rows==0 ){ rc = FNT_E_NOMEM; goto done; }
     if( x.m.n>1 ) qsort(x.m.lanes, x.m.n, sizeof(tl_lane), cmpLane);
     for(i=0; i<x.m.n; i++){
-      const tl_lane *l = &x.m.lanes[i];
+      tl_lane *l = &x.m.lanes[i];
       for(j=0; j<l->n; j++){
         const tl_cell *c = &l->c[j];
         fnt_timeline_row *r = &x.t->rows[x.t->n++];
@@ -624,6 +677,10 @@ int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
         r->symbol = x.t->tab.fn[fn].symbol;
         r->calls = c->calls;
       }
+      /* a lane's cells go as its rows come: the answer is held once */
+      fnt_free(l->c);
+      l->c = 0;
+      l->n = l->cap = 0;
     }
   }
 done:
@@ -637,9 +694,10 @@ done:
   for(i=0; i<TL_NCOL; i++) fnt_buf_free(&x.col[i]);
   for(i=0; i<x.nseg; i++){
     fnt_free(x.segs[i].fnid);
-    fnt_segment_release(st, x.segs[i].seg);
+    if( x.segs[i].seg ) fnt_segment_release(st, x.segs[i].seg);
   }
   fnt_free(x.segs);
+  fnt_free(x.dirty);
   if( rc ){
     if( rc==FNT_E_NOMEM ){
       rc = fnt_err(st, FNT_E_NOMEM, "run '%s': out of memory drawing its timeline", run_id);
