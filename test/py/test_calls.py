@@ -55,6 +55,14 @@ def tmpdir(prefix):
     return tempfile.mkdtemp(prefix=prefix, dir=base)
 
 
+def golden(name, prefix):
+    """A fresh copy of test/golden/NAME (a warehouse of an older format),
+    its path."""
+    wh = os.path.join(tmpdir(prefix), "wh")
+    shutil.copytree(os.path.join(SOURCE, "test", "golden", name), wh)
+    return wh
+
+
 def connect(wh):
     conn = sqlite3.connect(":memory:")
     conn.enable_load_extension(True)
@@ -752,8 +760,7 @@ def test_stack_at_instant(diffdb):
 # ---------------------------------------------- the golden format-1 warehouse
 
 def test_golden_format1():
-    wh = os.path.join(tmpdir("calls-golden-"), "wh")
-    shutil.copytree(os.path.join(SOURCE, "test", "golden", "warehouse-v1"), wh)
+    wh = golden("warehouse-v1", "calls-golden-")
     c = connect(wh)
     runs = [r[0] for r in c.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
     assert runs

@@ -637,9 +637,7 @@ def test_output_file_modes(big, tmp_path):
 def test_golden_format1(tmp_path):
     """A format-1 warehouse has no calls files: chrome and speedscope read
     the calls its replay derives in memory, a block at a time."""
-    import shutil
-    wh = str(tmp_path / "wh")
-    shutil.copytree(os.path.join(tc.SOURCE, "test", "golden", "warehouse-v1"), wh)
+    wh = tc.golden("warehouse-v1", "export-golden-")
     conn = tc.connect(wh)
     runs = [r[0] for r in conn.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
     assert runs

@@ -172,9 +172,7 @@ def test_random_runs(conn, seed):
 def test_golden_format1_and_compaction():
     """A format-1 warehouse has no calls files (folded from the replay), and
     compaction rewrites them with stacks sections: the same flames."""
-    import shutil
-    wh = os.path.join(tc.tmpdir("flame-golden-"), "wh")
-    shutil.copytree(os.path.join(tc.SOURCE, "test", "golden", "warehouse-v1"), wh)
+    wh = tc.golden("warehouse-v1", "flame-golden-")
     c = tc.connect(wh)
     runs = [r[0] for r in c.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
     assert runs

@@ -17,12 +17,11 @@ before it (test_golden_v3_calls) are read by their rows.
 import json
 import os
 import random
-import shutil
 import subprocess
 
 import pytest
 
-from test_calls import (SOURCE, chunk_doc, connect, file, random_events, split,
+from test_calls import (chunk_doc, connect, file, golden, random_events, split,
                         tmpdir)
 
 BUILD = os.environ.get("FNT_BUILD", "build")
@@ -191,8 +190,7 @@ def test_bad_arguments(args, message):
 def test_golden_format1():
     """A warehouse of format 1 (no calls files: derived when read), then
     compacted (its calls stored): the same timeline as the reference."""
-    wh = os.path.join(tmpdir("timeline-golden-"), "wh")
-    shutil.copytree(os.path.join(SOURCE, "test", "golden", "warehouse-v1"), wh)
+    wh = golden("warehouse-v1", "timeline-golden-")
     conn = connect(wh)
     runs = [r[0] for r in conn.execute("SELECT DISTINCT run_id FROM fn_trace_events")]
     assert runs
@@ -273,8 +271,7 @@ def test_wide_buckets(seed):
 def test_golden_v3_calls():
     """Calls files written before the level of detail (format 3): read by
     their rows, wide buckets too, the same timeline as the reference."""
-    wh = os.path.join(tmpdir("timeline-v3-"), "wh")
-    shutil.copytree(os.path.join(SOURCE, "test", "golden", "warehouse-v3-calls"), wh)
+    wh = golden("warehouse-v3-calls", "timeline-v3-")
     conn = connect(wh)
     runs = [r[0] for r in conn.execute("SELECT DISTINCT run_id FROM fn_trace_calls")]
     assert runs
