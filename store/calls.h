@@ -117,14 +117,13 @@ typedef struct fnt_lod_rows {
   const uint64_t *off_sta, *off_cid, *off_dur;   /* per block */
 } fnt_lod_rows;
 typedef struct fnt_lod_writer {
-  uint32_t *slot;           /* per thread index: its entry in the rows summed */
-  struct fnt_lod_ent *ent;  /* a group's entries, one per thread at most */
+  uint32_t *slot;           /* per thread index: its entry in a block */
   fnt_buf parts, lens;      /* the groups' parts, their lengths */
   uint32_t ngroups;
 } fnt_lod_writer;
 int fnt_lod_writer_init(fnt_lod_writer *w, uint32_t nthreads); /* 0 or NOMEM */
 void fnt_lod_writer_clear(fnt_lod_writer *w);
-/* Appends the part of the next row group, of m >= 1 rows. */
+/* Appends the part of the next row group, of m rows. */
 void fnt_lod_write_group(fnt_lod_writer *w, const fnt_lod_rows *g, size_t m);
 /* The chunk's raw bytes into raw (raw->failed when out of memory). */
 void fnt_lod_finish(fnt_lod_writer *w, fnt_buf *raw);
@@ -164,14 +163,11 @@ typedef struct fnt_lod_iter {
 int fnt_lod_load(struct fnt_store *st, const struct fnt_segment *seg,
                  fnt_buf *scratch, fnt_lod *l);
 void fnt_lod_clear(fnt_lod *l);
-/* Starts reading row group rg: its summary into *g (rows, start bounds and
-** first call_id of the whole group), its entries next, then its blocks.
-** @return 1, or -1 malformed. */
-int fnt_lod_group(const fnt_lod *l, const struct fnt_segment *seg,
-                  uint32_t rg, fnt_lod_iter *it, fnt_lod_block *g);
+void fnt_lod_group(const fnt_lod *l, const struct fnt_segment *seg,
+                   uint32_t rg, fnt_lod_iter *it);
 /* 1 a block (its entries next), 0 the group's end, -1 malformed. */
 int fnt_lod_next_block(fnt_lod_iter *it, fnt_lod_block *b);
-/* 1 an entry, 0 the block's (or the group's) end, -1 malformed. */
+/* 1 an entry, 0 the block's end, -1 malformed. */
 int fnt_lod_next_entry(fnt_lod_iter *it, fnt_lod_entry *e);
 int fnt_lod_skip_entries(fnt_lod_iter *it);      /* 0 or -1 */
 

@@ -41,49 +41,39 @@ static void loadBytes(fnt_lod *l, const uint8_t *p, size_t n){
   l->body = (size_t)(r.p - l->raw.data);
 }
 
-/* The entries of block (or group) b, read to their end: 1 when well
-** formed and (with check) saying what rows [b.row, b.row+b.nrows) do:
-** per thread its calls and its longest call, ties to the smallest call_id.
-** @return the iterator's last answer: 0 at the end, -1 malformed. */
-static int readEntries(fnt_lod_iter *it, const fnt_lod_block *b, int check){
-  fnt_lod_entry e;
-  uint64_t calls[3] = {0, 0, 0};
-  size_t i;
-  int r;
-  if( check ){
-    CHECK_EQ_INT(b->first, sta[b->row]);
-    CHECK_EQ_INT(b->last, sta[b->row+b->nrows-1]);
-    CHECK_EQ_INT(b->call_id, cid[b->row]);
-    for(i=b->row; i<b->row+b->nrows; i++) calls[thr[i]]++;
-  }
-  while( (r = fnt_lod_next_entry(it, &e))==1 ){
-    if( !check ) continue;
-    CHECK_EQ_INT(e.calls, calls[e.thread]);
-    for(i=b->row; i<b->row+b->nrows; i++){
-      if( thr[i]!=e.thread ) continue;
-      CHECK((int64_t)dur[i]<e.dur || ((int64_t)dur[i]==e.dur && (int64_t)cid[i]>=e.call_id));
-      if( (int64_t)cid[i]==e.call_id ){
-        CHECK_EQ_INT(dur[i], e.dur);
-        CHECK_EQ_INT(sta[i], e.start);
-        CHECK_EQ_INT(fn[i], e.fn);
-      }
-    }
-  }
-  return r;
-}
-
-/* Reads the group whole, its summary then its blocks: 0 when every one is
-** well formed (and they say what the rows do), -1 at the first malformed. */
+/* Reads the group whole: 0 when every block and entry is well formed
+** (and they say what the rows do), -1 at the first malformed one. */
 static int readAll(fnt_lod *l, const fnt_segment *s, int check){
   fnt_lod_iter it;
   fnt_lod_block b;
+  fnt_lod_entry e;
   int r;
-  if( fnt_lod_group(l, s, 0, &it, &b)<0 ) return -1;
-  if( check ) CHECK_EQ_INT(b.nrows, N);
-  if( readEntries(&it, &b, check)<0 ) return -1;
+  fnt_lod_group(l, s, 0, &it);
   while( (r = fnt_lod_next_block(&it, &b))==1 ){
-    if( check ) CHECK_EQ_INT(b.off[0], offs[0][b.row/FNT_LOD_ROWS]);
-    if( readEntries(&it, &b, check)<0 ) return -1;
+    uint64_t calls[3] = {0, 0, 0};
+    size_t i;
+    if( check ){
+      CHECK_EQ_INT(b.first, sta[b.row]);
+      CHECK_EQ_INT(b.last, sta[b.row+b.nrows-1]);
+      CHECK_EQ_INT(b.call_id, cid[b.row]);
+      CHECK_EQ_INT(b.off[0], offs[0][b.row/FNT_LOD_ROWS]);
+      for(i=b.row; i<b.row+b.nrows; i++) calls[thr[i]]++;
+    }
+    while( (r = fnt_lod_next_entry(&it, &e))==1 ){
+      if( !check ) continue;
+      CHECK_EQ_INT(e.calls, calls[e.thread]);
+      /* The thread's longest call of the block, ties: smallest call_id. */
+      for(i=b.row; i<b.row+b.nrows; i++){
+        if( thr[i]!=e.thread ) continue;
+        CHECK((int64_t)dur[i]<e.dur || ((int64_t)dur[i]==e.dur && (int64_t)cid[i]>=e.call_id));
+        if( (int64_t)cid[i]==e.call_id ){
+          CHECK_EQ_INT(dur[i], e.dur);
+          CHECK_EQ_INT(sta[i], e.start);
+          CHECK_EQ_INT(fn[i], e.fn);
+        }
+      }
+    }
+    if( r<0 ) return -1;
   }
   return r<0 ? -1 : 0;
 }
