@@ -36,7 +36,7 @@ typedef struct fd_call {
   uint32_t thread, depth;
   int64_t call_id, parent_id;
   int64_t start, end, self;
-  uint32_t sym, pad;          /* a symbol of the fold (fd_fold.sym) */
+  uint32_t sym, pad;          /* a symbol of the fold (fd_fold.syms) */
 } fd_call;
 
 /* Sort 2: what a call adds to a stack, named by a call of that stack. */
