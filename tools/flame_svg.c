@@ -58,6 +58,7 @@ static uint32_t nodeHash(uint32_t parent, const char *z, size_t len){
 ** memory (or not there). */
 static uint32_t treeChild(ftree *t, uint32_t parent, const char *z, size_t len, int add){
   uint32_t h, i;
+  if( !add && t->slot==0 ) return UINT32_MAX;      /* an empty tree */
   if( add && (t->nn+1)*2 > (t->slot ? t->mask+1 : 0) ){
     uint32_t nSlot = t->slot ? (t->mask+1)*2 : 4096;
     uint32_t *a = calloc(nSlot, sizeof(uint32_t));

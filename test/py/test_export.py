@@ -395,6 +395,25 @@ def test_flame_diff(runs):
     assert seen == {"red", "blue"}
 
 
+def test_flame_diff_against_empty_run(tmp_path):
+    """A graph of a run without calls, compared with one that has some
+    (its stacks have no box to join): an empty graph, in memory and on
+    disk."""
+    wh = str(tmp_path / "wh")
+    conn = tc.connect(wh)
+    evs, _ = tc.nested_events([(0, ["a", "b"]), (1, ["a"])])
+    assert tc.file(conn, tc.chunk_doc("acme/d", None, "full", evs, 0, 1, len(evs))) == 1
+    assert tc.file(conn, tc.chunk_doc("acme/d", None, "empty", [], 0, 1, 0)) == 1
+    for mem in ("64", "0"):
+        p = fnt(wh, "-q", "flame", "--diff", "full", "empty", "--memory", mem)
+        assert p.stdout.endswith(b"</svg>\n"), mem
+    path = str(tmp_path / "d.svg")
+    fnt(wh, "flame", "--diff", "full", "empty", "-o", path)
+    root, _, by_depth = svg_frames(path)
+    assert root.get("data-stacks") == "0" and by_depth == {}
+    conn.close()
+
+
 def test_flame_merges_thin_stacks(tmp_path):
     """10,500 distinct stacks: the 500 thinnest merged into their caller."""
     wh = str(tmp_path / "wh")
