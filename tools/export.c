@@ -1021,7 +1021,7 @@ static int ppFrames(pp_stream *p, const char *stack, size_t len){
   }
   p->nid = k;
   at = k ? p->end[k-1]+1 : 0;
-  while( k==0 || p->end[p->nid-1]<len ){
+  while( p->nid==0 || p->end[p->nid-1]<len ){
     const char *e = memchr(stack+at, ';', len-at);
     size_t n = e ? (size_t)(e-stack)-at : len-at;
     int64_t id = strtab_intern(&p->fr, stack+at, n);
@@ -1039,7 +1039,6 @@ static int ppFrames(pp_stream *p, const char *stack, size_t len){
     p->end[p->nid++] = at+n;
     if( e==0 ) break;
     at += n+1;
-    k = 1;
   }
   if( len+1>p->capprev ){
     char *a = realloc(p->prev, len+1);
