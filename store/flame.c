@@ -261,9 +261,10 @@ static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
       version = k.fn_version;
     }
     rc = addBlock(b, &k, symOf);
-    /* folding takes three words per call and a node per call at most */
+    /* folding takes four words a call (its node, its place in the order,
+    ** two slots of the identity table) and a stack node a call at most */
     if( rc==FNT_OK ){
-      rc = within(b, b->ncall*(3*sizeof(uint32_t) + sizeof(uint32_t) + sizeof(fnt_calls_stack)));
+      rc = within(b, b->ncall*(4*sizeof(uint32_t) + sizeof(fnt_calls_stack)));
     }
   }
   fnt_free(symOf);
