@@ -175,12 +175,34 @@ static void progress(const char *fmt, ...){
 ** Children.  fn runs in a forked child and fills a sys_result, which comes
 ** back through a pipe; *rss_kb gets the child's peak resident set.
 */
+
+/* n bytes from (to) fd, whatever the pipe hands over at a time.
+** @return 0, or -1 (an error, or the end before n). */
+static int readFull(int fd, void *p, size_t n){
+  while( n>0 ){
+    ssize_t r = read(fd, p, n);
+    if( r<=0 ) return -1;
+    p = (char*)p + r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+static int writeFull(int fd, const void *p, size_t n){
+  while( n>0 ){
+    ssize_t w = write(fd, p, n);
+    if( w<=0 ) return -1;
+    p = (const char*)p + w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
 static int inChild(int (*fn)(bench *, int, sys_result *), bench *b, int sys,
                    sys_result *out, long *rss_kb){
   int fd[2], status;
   pid_t pid;
   struct rusage ru;
-  size_t got = 0;
+  int got;
   if( pipe(fd) ){ progress("pipe: %s", strerror(errno)); return 1; }
   fflush(stdout);
   fflush(stderr);
@@ -188,29 +210,19 @@ static int inChild(int (*fn)(bench *, int, sys_result *), bench *b, int sys,
   if( pid<0 ){ progress("fork: %s", strerror(errno)); return 1; }
   if( pid==0 ){
     sys_result r;
-    const char *p = (const char*)&r;
-    size_t n = sizeof(r);
     close(fd[0]);
     memset(&r, 0, sizeof(r));
     r.ok = fn(b, sys, &r)==0;
-    while( n>0 ){
-      ssize_t w = write(fd[1], p, n);
-      if( w<=0 ) _exit(1);
-      p += w; n -= (size_t)w;
-    }
+    if( writeFull(fd[1], &r, sizeof(r)) ) _exit(1);
     fflush(stderr);
     _exit(r.ok ? 0 : 1);
   }
   close(fd[1]);
-  while( got<sizeof(*out) ){
-    ssize_t n = read(fd[0], (char*)out + got, sizeof(*out) - got);
-    if( n<=0 ) break;
-    got += (size_t)n;
-  }
+  got = readFull(fd[0], out, sizeof(*out))==0;
   close(fd[0]);
   if( wait4(pid, &status, 0, &ru)<0 ){ progress("wait4: %s", strerror(errno)); return 1; }
   if( rss_kb ) *rss_kb = ru.ru_maxrss;
-  if( got!=sizeof(*out) || !WIFEXITED(status) || WEXITSTATUS(status)!=0 || !out->ok ){
+  if( !got || !WIFEXITED(status) || WEXITSTATUS(status)!=0 || !out->ok ){
     progress("%s: the child failed (status %d)", sys>=0 ? sysName[sys] : "snapshots", status);
     return 1;
   }
@@ -231,17 +243,13 @@ static void launcherServe(int req, int resp){
   static char buf[8192];
   char *argv[64];
   uint32_t len;
-  while( read(req, &len, sizeof(len))==(ssize_t)sizeof(len) && len<sizeof(buf) ){
-    size_t got = 0, argc = 0, i;
+  while( readFull(req, &len, sizeof(len))==0 && len<sizeof(buf) ){
+    size_t argc = 0, i;
     long out[2] = { -1, 0 };
     struct rusage ru;
     int status;
     pid_t pid;
-    while( got<len ){
-      ssize_t n = read(req, buf+got, len-got);
-      if( n<=0 ) _exit(1);
-      got += (size_t)n;
-    }
+    if( readFull(req, buf, len) ) _exit(1);
     for(i=0; i<len && argc<63; i += strlen(buf+i)+1) argv[argc++] = buf+i;
     argv[argc] = 0;
     pid = fork();
@@ -253,7 +261,7 @@ static void launcherServe(int req, int resp){
       out[0] = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
       out[1] = ru.ru_maxrss;
     }
-    if( write(resp, out, sizeof(out))!=(ssize_t)sizeof(out) ) _exit(1);
+    if( writeFull(resp, out, sizeof(out)) ) _exit(1);
   }
   _exit(0);
 }
@@ -291,7 +299,7 @@ static int launcherRun(const char *const *argv, long *rss_kb){
   char buf[8192];
   uint32_t len = 0;
   long out[2];
-  size_t i, got = 0;
+  size_t i;
   if( launcher.pid<=0 ) return -1;
   for(i=0; argv[i]; i++){
     size_t n = strlen(argv[i])+1;
@@ -300,12 +308,8 @@ static int launcherRun(const char *const *argv, long *rss_kb){
     len += (uint32_t)n;
   }
   memcpy(buf, &len, sizeof(len));
-  if( write(launcher.req, buf, sizeof(len)+len)!=(ssize_t)(sizeof(len)+len) ) return -1;
-  while( got<sizeof(out) ){
-    ssize_t n = read(launcher.resp, (char*)out+got, sizeof(out)-got);
-    if( n<=0 ) return -1;
-    got += (size_t)n;
-  }
+  if( writeFull(launcher.req, buf, sizeof(len)+len)
+   || readFull(launcher.resp, out, sizeof(out)) ) return -1;
   *rss_kb = out[1];
   return (int)out[0];
 }
