@@ -766,7 +766,8 @@ int fnt_timeline_compute(fnt_snapshot *snap, const char *run_id, int64_t t0,
                          fnt_timeline **out);
 /* The time span of run `run_id`: its first and last event's t_ns (every
 ** call lies within), from the snapshot's file bounds alone -- where a
-** viewer's first frame, the whole run, is [first, last + 1).
+** viewer's first frame, the whole run, is [first, last + 1).  A run filed
+** without events (its chunks empty) spans [0, 0]: it has no calls.
 ** @return FNT_OK, FNT_E_NOTFOUND (no such run), FNT_E_MISUSE. */
 int fnt_timeline_span(fnt_snapshot *snap, const char *run_id,
                       int64_t *first_ns, int64_t *last_ns);

@@ -185,22 +185,28 @@ static int cmpLane(const void *a, const void *b){
 
 
 /* The bounds of the run's events (calls start and end at events), from
-** the manifest entries alone; 0 when the snapshot has none of it. */
+** the manifests' entries of the run alone (by their index): 1 with *t_min,
+** *t_max when it has events, 2 when the run is filed without any, 0 when
+** the snapshot has no run run_id. */
 static int runSpan(const fnt_snapshot *s, const char *run_id,
                    int64_t *t_min, int64_t *t_max){
-  size_t i, j;
-  int any = 0;
+  size_t i;
+  int found = 0;
   for(i=0; i<s->n_manifests; i++){
-    const fnt_manifest *m = s->manifests[i];
-    for(j=0; j<m->n; j++){
-      const fnt_entry *e = &m->entries[j];
-      if( e->table!=FNT_TABLE_EVENTS || !fnt_entry_has_run(e, run_id) ) continue;
-      if( !any || e->t_min<*t_min ) *t_min = e->t_min;
-      if( !any || e->t_max>*t_max ) *t_max = e->t_max;
-      any = 1;
+    fnt_entry_iter it;
+    const fnt_entry *e;
+    fnt_entry_iter_init(&it, s->manifests[i], FNT_BY_RUN, run_id);
+    while( (e = fnt_entry_iter_next(&it))!=0 ){
+      if( e->table!=FNT_TABLE_EVENTS || e->rows==0 ){
+        if( !found ) found = 2;
+        continue;
+      }
+      if( found!=1 || e->t_min<*t_min ) *t_min = e->t_min;
+      if( found!=1 || e->t_max>*t_max ) *t_max = e->t_max;
+      found = 1;
     }
   }
-  return any;
+  return found;
 }
 
 int fnt_timeline_span(fnt_snapshot *snap, const char *run_id,

@@ -120,6 +120,29 @@ int main(void){
   expect(st, snap, INT64_MIN, INT64_MAX, 3, 2, "2/0/1:w*1");
   fnt_timeline_free(0);
   CHECK_EQ_INT(fnt_timeline_count(0), 0);
+
+  /* A run filed without events is a run: it spans [0, 0] and draws
+  ** nothing, where an unknown one is an error. */
+  {
+    fnt_chunk c;
+    memset(&c, 0, sizeof(c));
+    c.repo = "acme/tl"; c.run_id = "empty"; c.ts_micros = -1;
+    c.target = "t"; c.source = "xray-basic"; c.chunk = 0; c.chunks = 1;
+    c.threads = -1; c.functions = fns; c.n_functions = 1;
+    CHECK_RC(st, fnt_file_chunk(st, &c), 1);
+    fnt_snapshot_release(snap);
+    CHECK_RC(st, fnt_snapshot_current(st, &snap), FNT_OK);
+    first = last = -1;
+    CHECK_RC(st, fnt_timeline_span(snap, "empty", &first, &last), FNT_OK);
+    CHECK_EQ_INT(first, 0);
+    CHECK_EQ_INT(last, 0);
+    CHECK_RC(st, fnt_timeline_compute(snap, "empty", 0, 1, 100, -1, &t), FNT_OK);
+    CHECK_EQ_INT(fnt_timeline_count(t), 0);
+    fnt_timeline_free(t);
+    /* the other run keeps its span */
+    CHECK_RC(st, fnt_timeline_span(snap, "r", &first, &last), FNT_OK);
+    CHECK_EQ_INT(last, 100);
+  }
   CHECK(fnt_timeline_rows(0)==0);
 
   fnt_snapshot_release(snap);
