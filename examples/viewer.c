@@ -3,6 +3,7 @@
 ** flame chart of a window of a run, drawn in ASCII, zoomed in and out.
 **
 **   fnt-viewer WAREHOUSE [RUN_ID] [--width N] [--zoom F] [--steps N]
+**              [--cache MIB]
 **
 ** It opens the warehouse, pins the newest snapshot, picks the run (by
 ** default the first run_id of fn_trace_runs), asks fnt_timeline_span()
@@ -12,8 +13,9 @@
 ** one line per (thread, depth), a bucket's column showing its longest
 ** call's function as a letter (the legend below the frame), the columns a
 ** long call covers after its start drawn with it.  Each frame's header
-** gives the query's wall time.  Memory is the frame's rows: the run stays
-** on disk.
+** gives the query's wall time.  Memory is the frame's rows and the parsed
+** footers the handle keeps (--cache: room for every calls file of the run
+** makes frames after the first parse none again): the run stays on disk.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,16 +126,19 @@ static int drawFrame(fnt_snapshot *snap, const char *run, int frame,
 
 static int usage(void){
   fprintf(stderr, "usage: fnt-viewer WAREHOUSE [RUN_ID] [--width N] [--zoom F] [--steps N]\n"
+          "                  [--cache MIB]\n"
           "  draws the run (default: the first) as an ASCII flame chart, N columns\n"
           "  wide (default 100), then zooms in F times (default 4) per frame for\n"
-          "  `steps` frames (default 3) and back out, with each frame's query time\n");
+          "  `steps` frames (default 3) and back out, with each frame's query time;\n"
+          "  --cache: MiB of parsed file footers kept between frames (default: 64\n"
+          "  files, 16 MiB)\n");
   return 2;
 }
 
 int main(int argc, char **argv){
   const char *wh = 0, *runArg = 0;
   char *run = 0;
-  int width = 100, steps = 3, i, k, rc;
+  int width = 100, steps = 3, cacheMib = -1, i, k, rc;
   double zoom = 4;
   fnt_store *st = 0;
   fnt_snapshot *snap = 0;
@@ -142,13 +147,18 @@ int main(int argc, char **argv){
     if( strcmp(argv[i], "--width")==0 && i+1<argc ) width = atoi(argv[++i]);
     else if( strcmp(argv[i], "--zoom")==0 && i+1<argc ) zoom = atof(argv[++i]);
     else if( strcmp(argv[i], "--steps")==0 && i+1<argc ) steps = atoi(argv[++i]);
+    else if( strcmp(argv[i], "--cache")==0 && i+1<argc ) cacheMib = atoi(argv[++i]);
     else if( argv[i][0]=='-' ) return usage();
     else if( wh==0 ) wh = argv[i];
     else if( runArg==0 ) runArg = argv[i];
     else return usage();
   }
-  if( wh==0 || width<1 || width>100000 || zoom<=1 || steps<0 ) return usage();
+  if( wh==0 || width<1 || width>100000 || zoom<=1 || steps<0
+   || cacheMib<-1 || cacheMib>65536 ) return usage();
   rc = fnt_open(wh, 0, &st);
+  /* Room for every footer of a run that fits in the bytes: the count is
+  ** for handles that read many small files. */
+  if( rc==FNT_OK && cacheMib>=0 ) fnt_set_segment_cache(st, 65536, (size_t)cacheMib << 20);
   if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &snap);
   if( rc ){
     fprintf(stderr, "fnt-viewer: %s: %s\n", wh, st ? fnt_errmsg(st) : fnt_strerror(rc));

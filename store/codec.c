@@ -205,16 +205,16 @@ void fnt_hash128(const void *p, size_t n, uint64_t out[2]){
 }
 
 int fnt_block_compress(ZSTD_CCtx *zc, const uint8_t *raw, size_t n,
-                       fnt_buf *out, int level){
+                       fnt_buf *out, int level, unsigned min_saving){
   size_t bound = ZSTD_compressBound(n), z;
   size_t start = out->len;
   if( fnt_buf_reserve(out, bound > n ? bound : n) ) return -1;
   if( n >= FNT_ZSTD_MIN && level>=0 ){
     z = zc ? ZSTD_compressCCtx(zc, out->data + start, bound, raw, n, level)
            : ZSTD_compress(out->data + start, bound, raw, n, level);
-    /* Keep raw unless zstd saves a tenth: decoding costs more than the
-    ** few bytes a poorer ratio saves. */
-    if( !ZSTD_isError(z) && z < n - n/10 ){
+    /* Keep raw unless zstd saves min_saving percent: decoding costs
+    ** more than the few bytes a poorer ratio saves. */
+    if( !ZSTD_isError(z) && z < n - n*min_saving/100 ){
       out->len = start + z;
       return FNT_CODEC_ZSTD;
     }

@@ -124,6 +124,18 @@ void fnt_close(fnt_store *st);
 #define FNT_CACHE_BUDGET_DEFAULT ((size_t)8 << 20)
 void fnt_set_cache_budget(fnt_store *st, size_t bytes);
 
+/* The parsed footers of segment files a handle keeps, so that reading a
+** file again does not parse it again: at most `files` footers and `bytes`
+** of them (default FNT_SEGMENT_CACHE_FILES, FNT_SEGMENT_CACHE_BYTES), the
+** least recently used out first; files a reader holds stay until it lets
+** them go.  The count bounds a handle that reads many small files (a
+** viewer polling run rows, an importer); a viewer drawing whole runs again
+** and again wants room for every calls file of a run instead: about
+** 0.3 MB a file of a million events (`fnt-viewer --cache`). */
+#define FNT_SEGMENT_CACHE_FILES 64
+#define FNT_SEGMENT_CACHE_BYTES ((size_t)16 << 20)
+void fnt_set_segment_cache(fnt_store *st, size_t files, size_t bytes);
+
 /* The warehouse directory as given to fnt_open(); owned by the handle. */
 const char *fnt_path(const fnt_store *st);
 

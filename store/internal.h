@@ -187,11 +187,13 @@ int fnt_cmp_u64(const void *a, const void *b);   /* qsort/bsearch of uint64_t */
 /* `z`: a zstd context reused across a file's chunks (a fresh context per
 ** chunk costs more than compressing a small chunk); NULL for a one-off.
 ** level < 0: stored raw without trying; so is anything below FNT_ZSTD_MIN
-** bytes. */
+** bytes, and whatever zstd shrinks by less than min_saving percent
+** (FNT_ZSTD_SAVING, unless reads want raw bytes more). */
 #define FNT_ZSTD_MIN 64
+#define FNT_ZSTD_SAVING 10
 struct ZSTD_CCtx_s;
 int fnt_block_compress(struct ZSTD_CCtx_s *z, const uint8_t *raw, size_t n,
-                       fnt_buf *out, int level);
+                       fnt_buf *out, int level, unsigned min_saving);
 int fnt_block_decompress(void **dctx, int codec, const uint8_t *src,
                          size_t n, uint8_t *dst, size_t raw_len);
 /* Frees the context fnt_block_decompress kept in *dctx (made on first use:
@@ -222,7 +224,9 @@ struct fnt_store {
   struct fnt_manifest *idle_head, *idle_tail;  /* held by no snapshot */
   size_t idle_bytes, cache_budget;
   struct fnt_segment **segments;     /* footer cache, most recent last */
-  size_t n_segments, segment_bytes;  /* and their footers' size */
+  size_t n_segments, cap_segments;
+  size_t segment_files;              /* at most this many */
+  size_t segment_bytes, segment_budget;  /* their footers' size, at most */
   int checking_missing;              /* in fnt_listed_file_missing() */
   void *zdctx;                       /* codec.c: a zstd context, reused */
   /* segment_read.c: the stored bytes of the calls row group read last

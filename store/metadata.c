@@ -166,7 +166,7 @@ static void putBlock(fnt_buf *out, const fnt_buf *raw){
     fnt_buf_append(out, raw->data, raw->len);
     return;
   }
-  codec = fnt_block_compress(0, raw->data, raw->len, &z, 3);
+  codec = fnt_block_compress(0, raw->data, raw->len, &z, 3, FNT_ZSTD_SAVING);
   if( codec<0 || z.failed ){ out->failed = 1; fnt_buf_free(&z); return; }
   fnt_put_u8(out, (uint8_t)codec);
   fnt_put_varint(out, raw->len);

@@ -148,6 +148,7 @@ typedef struct fnt_seg_rg {
 
 typedef struct fnt_segment {
   char *path;            /* relative, the cache key */
+  uint64_t path_hash;    /* fnt_hash of path: the cache compares it first */
   char *full_path;       /* for messages */
   int fd;
   int refs;

@@ -13,10 +13,6 @@
 
 #include "segment.h"
 
-#define SEG_CACHE_MAX   64
-#define SEG_CACHE_BYTES (16u<<20)  /* calls footers of 5,000 functions are
-                                   ** ~1 MB: a count alone let a viewer's
-                                   ** cache grow to 64 MB */
 #define SEG_MAX_RAW   (256u<<20)   /* a chunk larger than this is corrupt */
 #define FNT_CHUNK_STACKS (-1)      /* readChunk's row group for the chunks */
 #define FNT_CHUNK_FUNCS  (-2)      /* outside row groups */
@@ -304,6 +300,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   s->serial = ++st->segment_serial;
   s->aggs_only = aggsOnly;
   s->path = fnt_strdup(path);
+  s->path_hash = fnt_hash(path, strlen(path));
   s->full_path = fnt_path_join(st, path);
   if( s->path==0 || s->full_path==0 ){ segmentFree(s); return fnt_err(st, FNT_E_NOMEM, "out of memory"); }
   s->fd = fnt_io_open_read(s->full_path);
@@ -408,12 +405,17 @@ int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
   return rc;
 }
 
-/* The cached segment of `path` (a new reference), or NULL. */
+/* The cached segment of `path` (a new reference), or NULL.  The cache is
+** bounded by count and bytes, both settable (calls footers of 5,000
+** functions are ~1 MB, a count alone let a viewer's cache grow to 64 MB;
+** a run of 100 files has 0.3 MB each): a scan comparing path hashes
+** first stays cheap at a few thousand files. */
 static fnt_segment *cacheFind(fnt_store *st, const char *path){
+  uint64_t h = fnt_hash(path, strlen(path));
   size_t i;
-  for(i=0; i<st->n_segments; i++){
+  for(i=st->n_segments; i-- > 0; ){       /* the recent ones first */
     fnt_segment *s = st->segments[i];
-    if( strcmp(s->path, path)==0 ){
+    if( s->path_hash==h && strcmp(s->path, path)==0 ){
       /* Move to the back: the cache is least-recently-used first. */
       memmove(&st->segments[i], &st->segments[i+1],
               (st->n_segments-i-1)*sizeof(*st->segments));
@@ -425,20 +427,33 @@ static fnt_segment *cacheFind(fnt_store *st, const char *path){
   return 0;
 }
 
-/* Keeps s in the cache (which takes a reference), evicting the least
-** recently used beyond the cache's count or bytes. */
-static void cacheAdd(fnt_store *st, fnt_segment *s){
-  if( st->segments==0 ){
-    st->segments = fnt_calloc(SEG_CACHE_MAX, sizeof(*st->segments));
-    if( st->segments==0 ) return;               /* works uncached */
+/* Drops the least recently used footers until one more of `more` bytes
+** fits (more = 0: until the cache is within its limits). */
+static void cacheTrim(fnt_store *st, size_t more){
+  size_t k = 0, room = more ? 1 : 0;
+  while( k<st->n_segments && (st->n_segments - k + room > st->segment_files
+         || st->segment_bytes + more > st->segment_budget) ){
+    st->segment_bytes -= st->segments[k]->bytes;
+    fnt_segment_release(st, st->segments[k++]);  /* drop the cache's ref */
   }
-  while( st->n_segments>0 && (st->n_segments==SEG_CACHE_MAX
-         || st->segment_bytes + s->bytes > SEG_CACHE_BYTES) ){
-    st->segment_bytes -= st->segments[0]->bytes;
-    fnt_segment_release(st, st->segments[0]);  /* drop the cache's ref */
-    memmove(&st->segments[0], &st->segments[1],
-            (st->n_segments-1)*sizeof(*st->segments));
-    st->n_segments--;
+  if( k==0 ) return;
+  memmove(&st->segments[0], &st->segments[k],
+          (st->n_segments-k)*sizeof(*st->segments));
+  st->n_segments -= k;
+}
+
+/* Keeps s in the cache (which takes a reference), evicting the least
+** recently used beyond the budget; one larger than the budget is not
+** kept. */
+static void cacheAdd(fnt_store *st, fnt_segment *s){
+  if( s->bytes > st->segment_budget || st->segment_files==0 ) return;
+  cacheTrim(st, s->bytes);
+  if( st->n_segments==st->cap_segments ){
+    size_t cap = st->cap_segments ? st->cap_segments*2 : 64;
+    fnt_segment **a = fnt_realloc(st->segments, cap*sizeof(*a));
+    if( a==0 ) return;                          /* works uncached */
+    st->segments = a;
+    st->cap_segments = cap;
   }
   s->refs++;
   st->segments[st->n_segments++] = s;
@@ -486,10 +501,17 @@ void fnt_segment_cache_free(fnt_store *st){
   for(i=0; i<st->n_segments; i++) fnt_segment_release(st, st->segments[i]);
   fnt_free(st->segments);
   st->segments = 0;
-  st->n_segments = 0;
+  st->n_segments = st->cap_segments = 0;
   st->segment_bytes = 0;
   fnt_buf_free(&st->group);
   st->group_serial = 0;
+}
+
+void fnt_set_segment_cache(fnt_store *st, size_t files, size_t bytes){
+  if( st==0 ) return;
+  st->segment_files = files;
+  st->segment_budget = bytes;
+  cacheTrim(st, 0);
 }
 
 const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){

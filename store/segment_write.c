@@ -58,6 +58,14 @@ static void encodeDelta(const uint64_t *v, size_t n, uint64_t *tmp, fnt_buf *raw
 #define SEG_SLOTS 16
 #define SEG_SKIP_MAX 32
 
+/* A window, an instant or a timeline's bucket edge decodes a few rows of
+** many small calls row groups (at most 1,024 rows, chunks of 0.3-1 KiB),
+** where zstd's per-frame set-up (2.5-3.8 us a chunk) costs more than
+** reading the bytes it saves: their chunks are kept raw unless zstd
+** halves them (depth, and flags where they repeat, still do).  The
+** stacks, functions and level of detail, read whole, take the usual rule. */
+#define SEG_CALLS_SAVING 50
+
 /* With two threads (a calls file), column chunks are held raw and
 ** compressed in batches of about SEG_BATCH bytes (little memory held):
 ** the even slots on a worker, the odd ones here, each slot's chunks in
@@ -80,6 +88,7 @@ typedef struct seg_file {
   uint8_t misses[SEG_SLOTS], skip[SEG_SLOTS];
   ZSTD_CCtx *z2;        /* the worker's, made at the first batch */
   int threads;          /* hold chunks for two threads (calls files) */
+  unsigned min_saving;  /* percent zstd must save a row group's chunk */
   fnt_buf held;         /* raw bytes of the held chunks */
   seg_held *h;
   size_t nh, caph;
@@ -91,6 +100,7 @@ static seg_file segFile(fnt_buf *out){
   memset(&f, 0, sizeof(f));
   f.buf = out;
   f.z = ZSTD_createCCtx();
+  f.min_saving = FNT_ZSTD_SAVING;
   return f;
 }
 
@@ -105,16 +115,19 @@ static void segFileClear(seg_file *f){
   f->nh = f->caph = 0;
 }
 
-/* Compresses raw[0..n) of column `slot` onto `out` (zstd unless the slot
-** is skipping it), updating the slot's skip state.  The codec, or < 0. */
-static int compressSlot(uint8_t *misses, uint8_t *skip, ZSTD_CCtx *z,
-                        const uint8_t *raw, size_t n, fnt_buf *out, int slot){
+/* Compresses raw[0..n) of column `slot` of f onto `out` with `z` (zstd
+** unless the slot is skipping it), updating the slot's skip state.  The
+** codec, or < 0. */
+static int compressSlot(seg_file *f, ZSTD_CCtx *z, const uint8_t *raw,
+                        size_t n, fnt_buf *out, int slot){
+  uint8_t *misses = f->misses, *skip = f->skip;
   int codec, s = slot>=0 && slot<SEG_SLOTS ? slot : -1;
   if( s>=0 && skip[s] ){
     skip[s]--;
-    return fnt_block_compress(z, raw, n, out, -1);
+    return fnt_block_compress(z, raw, n, out, -1, 0);
   }
-  codec = fnt_block_compress(z, raw, n, out, FNT_ZSTD_LEVEL);
+  codec = fnt_block_compress(z, raw, n, out, FNT_ZSTD_LEVEL,
+                             s>=0 ? f->min_saving : FNT_ZSTD_SAVING);
   if( s>=0 && n>=FNT_ZSTD_MIN ){
     if( codec==FNT_CODEC_RAW ){
       if( misses[s]<SEG_SKIP_MAX ) misses[s]++;
@@ -152,8 +165,8 @@ static int compressHalf(void *arg){
     seg_held *c = &f->h[i];
     if( (c->slot & 1)!=hf->parity ) continue;
     c->out_off = hf->out.len;
-    c->codec = compressSlot(f->misses, f->skip, hf->z, f->held.data + c->raw_off,
-                            c->raw_len, &hf->out, c->slot);
+    c->codec = compressSlot(f, hf->z, f->held.data + c->raw_off, c->raw_len,
+                            &hf->out, c->slot);
     if( c->codec<0 ) return FNT_E_NOMEM;
     c->out_len = hf->out.len - c->out_off;
   }
@@ -242,7 +255,7 @@ static void emitChunk(seg_file *f, fnt_buf *meta, const fnt_buf *raw, int slot){
     return;
   }
   flushHeld(f);              /* chunks stay in their order in the file */
-  codec = compressSlot(f->misses, f->skip, f->z, raw->data, raw->len, file, slot);
+  codec = compressSlot(f, f->z, raw->data, raw->len, file, slot);
   if( codec<0 ){ file->failed = 1; return; }
   putDescriptor(meta, file, start, raw->len, codec);
 }
@@ -256,7 +269,8 @@ static int finishFile(seg_file *f, const fnt_buf *footer){
   int codec;
   flushHeld(f);              /* none: the writer flushed before its footer */
   start = file->len;
-  codec = footer->failed ? -1 : fnt_block_compress(f->z, footer->data, footer->len, file, 3);
+  codec = footer->failed ? -1 : fnt_block_compress(f->z, footer->data, footer->len, file, 3,
+                                                       FNT_ZSTD_SAVING);
   segFileClear(f);
   if( codec<0 ) return FNT_E_NOMEM;
   stored = file->len - start;
@@ -654,6 +668,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
 
   memset(&lod, 0, sizeof(lod));
   sf.threads = two_threads;
+  sf.min_saving = SEG_CALLS_SAVING;
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
   bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
 

@@ -166,6 +166,8 @@ int fnt_open(const char *dir, int flags, fnt_store **out){
   st->dir = fnt_strdup(dir);
   if( st->dir==0 ){ fnt_free(st); return FNT_E_NOMEM; }
   st->cache_budget = FNT_CACHE_BUDGET_DEFAULT;
+  st->segment_files = FNT_SEGMENT_CACHE_FILES;
+  st->segment_budget = FNT_SEGMENT_CACHE_BYTES;
   st->threads = fnt_threads_wanted(flags);
   *out = st;
 

@@ -1,0 +1,158 @@
+/*
+** test_segment_cache.c -- a handle's cache of parsed segment footers
+** (fnt_set_segment_cache): bounded by a count (64 by default) and bytes,
+** both settable, so that a viewer drawing a run of many files again
+** parses none of them; a footer is found again by its path, not parsed
+** again; limits of 0 keep nothing, and lowering them lets the oldest go
+** at once.
+**
+** Also the calls writer's codec rule (SEG_CALLS_SAVING): a calls row
+** group's chunk is zstd only when zstd halves it, elsewhere when it saves
+** a tenth.
+*/
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util_test.h"
+#include "internal.h"
+#include "segment.h"
+
+#define RUNS 90            /* more files than the old count limit (64) */
+
+/* Opens every calls file of every run; the segments opened. */
+static size_t openAll(fnt_store *st, fnt_snapshot *snap){
+  size_t i, j, n = 0;
+  for(i=0; i<snap->n_manifests; i++){
+    const fnt_manifest *m = snap->manifests[i];
+    for(j=0; j<m->n; j++){
+      fnt_segment *seg = 0;
+      if( m->entries[j].table!=FNT_TABLE_CALLS ) continue;
+      CHECK_RC(st, fnt_segment_open(st, m->entries[j].path, &seg), FNT_OK);
+      fnt_segment_release(st, seg);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* The serial of the calls file `path` as the cache gives it now. */
+static uint64_t serialOf(fnt_store *st, const char *path){
+  fnt_segment *seg = 0;
+  uint64_t s;
+  CHECK_RC(st, fnt_segment_open(st, path, &seg), FNT_OK);
+  s = seg ? seg->serial : 0;
+  fnt_segment_release(st, seg);
+  return s;
+}
+
+int main(void){
+  const char *dir = t_scratch_dir("segment_cache");
+  fnt_store *st = 0;
+  fnt_snapshot *snap = 0;
+  const char *first = 0;
+  size_t i, j, files, one;
+  char run[32];
+
+  CHECK_RC(st, fnt_open(dir, FNT_OPEN_CREATE, &st), FNT_OK);
+  for(i=0; i<RUNS; i++){
+    snprintf(run, sizeof(run), "run-%03zu", i);
+    t_file_run(st, "acme/cache", run, 1, 3000, 2, (unsigned)i);
+  }
+  fnt_close(st);
+
+  CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
+  CHECK_RC(st, fnt_snapshot_current(st, &snap), FNT_OK);
+  files = openAll(st, snap);
+  CHECK_EQ_INT(files, RUNS);
+  /* The default holds the newest 64. */
+  CHECK_EQ_INT(st->n_segments, FNT_SEGMENT_CACHE_FILES);
+  CHECK(st->segment_bytes <= FNT_SEGMENT_CACHE_BYTES);
+  for(i=0; i<snap->n_manifests && first==0; i++){
+    for(j=0; j<snap->manifests[i]->n; j++){
+      if( snap->manifests[i]->entries[j].table==FNT_TABLE_CALLS ){
+        first = snap->manifests[i]->entries[j].path;
+        break;
+      }
+    }
+  }
+  CHECK(first!=0);
+  /* Room for all. */
+  fnt_set_segment_cache(st, 1000, FNT_SEGMENT_CACHE_BYTES);
+  openAll(st, snap);
+  CHECK_EQ_INT(st->n_segments, RUNS);
+  /* Found again, not parsed again. */
+  CHECK_EQ_INT(serialOf(st, first), serialOf(st, first));
+  one = st->segments[0]->bytes;
+
+  /* Lowered: the oldest go at once, and it stays within the budget. */
+  fnt_set_segment_cache(st, 1000, 3*one + one/2);
+  CHECK(st->n_segments<=3 && st->n_segments>=1);
+  CHECK(st->segment_bytes <= 3*one + one/2);
+  openAll(st, snap);
+  CHECK(st->segment_bytes <= 3*one + one/2);
+
+  fnt_set_segment_cache(st, 2, FNT_SEGMENT_CACHE_BYTES);
+  CHECK_EQ_INT(st->n_segments, 2);
+  openAll(st, snap);
+  CHECK_EQ_INT(st->n_segments, 2);
+
+  /* 0: nothing kept; every open parses the footer again. */
+  fnt_set_segment_cache(st, 1000, 0);
+  CHECK_EQ_INT(st->n_segments, 0);
+  CHECK_EQ_INT(st->segment_bytes, 0);
+  CHECK(serialOf(st, first)!=serialOf(st, first));
+  openAll(st, snap);
+  CHECK_EQ_INT(st->n_segments, 0);
+
+  fnt_set_segment_cache(st, 0, FNT_SEGMENT_CACHE_BYTES);
+  openAll(st, snap);
+  CHECK_EQ_INT(st->n_segments, 0);
+
+  /* Raised again: every file once more, then all hits. */
+  fnt_set_segment_cache(st, 1000, (size_t)64 << 20);
+  openAll(st, snap);
+  CHECK_EQ_INT(st->n_segments, RUNS);
+  CHECK_EQ_INT(serialOf(st, first), serialOf(st, first));
+
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+
+  /* The codec rule of calls row groups: zstd only where it halves; a run
+  ** large enough for chunks of both kinds. */
+  CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
+  t_file_run(st, "acme/cache", "big", 1, 200000, 2, 7);
+  CHECK_RC(st, fnt_snapshot_current(st, &snap), FNT_OK);
+  {
+    fnt_segment *seg = 0;
+    const fnt_entry *e = 0;
+    fnt_entry_iter it;
+    uint32_t rg, c, zstd = 0, raw = 0;
+    for(i=0; i<snap->n_manifests && e==0; i++){
+      fnt_entry_iter_init(&it, snap->manifests[i], FNT_BY_RUN, "big");
+      while( (e = fnt_entry_iter_next(&it))!=0 && e->table!=FNT_TABLE_CALLS ){}
+    }
+    CHECK(e!=0);
+    CHECK_RC(st, fnt_segment_open(st, e ? e->path : "", &seg), FNT_OK);
+    for(rg=0; seg && rg<seg->nrg; rg++){
+      for(c=0; c<seg->ncols; c++){
+        const fnt_seg_chunk *k;
+        if( seg->cols[c].chunk_index<0 ) continue;
+        k = &seg->rgs[rg].chunks[seg->cols[c].chunk_index];
+        if( k->codec!=FNT_CODEC_ZSTD ){
+          raw += k->raw_len>=FNT_ZSTD_MIN;
+          continue;
+        }
+        zstd++;
+        CHECK(k->stored_len*2 <= k->raw_len);
+      }
+    }
+    CHECK(zstd>0);            /* depth and flags chunks */
+    CHECK(raw>0);             /* start_ns, dur_ns at least */
+    fnt_segment_release(st, seg);
+  }
+
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+  t_remove_tree(dir);
+  return t_finish("test_segment_cache");
+}
