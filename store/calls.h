@@ -117,13 +117,17 @@ typedef struct fnt_lod_rows {
   const uint64_t *off_sta, *off_cid, *off_dur;   /* per block */
 } fnt_lod_rows;
 typedef struct fnt_lod_writer {
-  uint32_t *slot;           /* per thread index: its entry in a block */
+  uint32_t *slot;           /* per thread index: its entry in the rows summed */
+  struct fnt_lod_ent *ent;  /* a group's entries, one per thread at most */
   fnt_buf parts, lens;      /* the groups' parts, their lengths */
   uint32_t ngroups;
+  int summed;               /* 1 (init): each part begins with the group's
+                            ** summary (section tag 3); 0: tag 2's layout,
+                            ** which readers still read (tests write it) */
 } fnt_lod_writer;
 int fnt_lod_writer_init(fnt_lod_writer *w, uint32_t nthreads); /* 0 or NOMEM */
 void fnt_lod_writer_clear(fnt_lod_writer *w);
-/* Appends the part of the next row group, of m rows. */
+/* Appends the part of the next row group, of m >= 1 rows. */
 void fnt_lod_write_group(fnt_lod_writer *w, const fnt_lod_rows *g, size_t m);
 /* The chunk's raw bytes into raw (raw->failed when out of memory). */
 void fnt_lod_finish(fnt_lod_writer *w, fnt_buf *raw);
@@ -137,6 +141,7 @@ typedef struct fnt_lod {
   fnt_buf raw;
   size_t *part, body;       /* per row group its part's offset after body */
   uint32_t rows;            /* per block */
+  int summed;               /* parts begin with the group's summary */
   uint64_t serial;          /* the segment loaded (its serial), 0 none */
 } fnt_lod;
 typedef struct fnt_lod_block {
@@ -163,11 +168,15 @@ typedef struct fnt_lod_iter {
 int fnt_lod_load(struct fnt_store *st, const struct fnt_segment *seg,
                  fnt_buf *scratch, fnt_lod *l);
 void fnt_lod_clear(fnt_lod *l);
-void fnt_lod_group(const fnt_lod *l, const struct fnt_segment *seg,
-                   uint32_t rg, fnt_lod_iter *it);
+/* Starts reading row group rg.  @return 1: its summary is in *g (rows,
+** start bounds and first call_id of the whole group), its entries next,
+** then its blocks; 0: the chunk has no summaries (tag 2), its blocks
+** next; -1 malformed. */
+int fnt_lod_group(const fnt_lod *l, const struct fnt_segment *seg,
+                  uint32_t rg, fnt_lod_iter *it, fnt_lod_block *g);
 /* 1 a block (its entries next), 0 the group's end, -1 malformed. */
 int fnt_lod_next_block(fnt_lod_iter *it, fnt_lod_block *b);
-/* 1 an entry, 0 the block's end, -1 malformed. */
+/* 1 an entry, 0 the block's (or the summary's) end, -1 malformed. */
 int fnt_lod_next_entry(fnt_lod_iter *it, fnt_lod_entry *e);
 int fnt_lod_skip_entries(fnt_lod_iter *it);      /* 0 or -1 */
 

@@ -64,7 +64,8 @@ void fnt_stacktab_clear(fnt_stacktab *t);
 
 /* Optional sections of a calls segment's footer, after the aggregates. */
 #define FNT_CALLS_SECTION_STACKS 1
-#define FNT_CALLS_SECTION_LOD    2
+#define FNT_CALLS_SECTION_LOD    2   /* blocks only (written before tag 3) */
+#define FNT_CALLS_SECTION_LOD_SUMMED 3  /* each group's summary, then blocks */
 /* Rows per block of the level-of-detail chunk that writers make (lod.c;
 ** readers take the chunk's own), at most FNT_CALLS_RG_ROWS. */
 #ifndef FNT_LOD_ROWS
@@ -176,7 +177,9 @@ typedef struct fnt_segment {
   fnt_calls_agg *aggs;      /* per function */
   int has_stacks;           /* the file has a stacks chunk */
   fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
-  int has_lod;              /* the file has a level-of-detail chunk */
+  int has_lod;              /* the file has a level-of-detail chunk: 1 of
+                            ** blocks only (tag 2), 2 with the groups'
+                            ** summaries (tag 3) */
   fnt_seg_chunk lod;        /* read only by fnt_timeline (lod.c) */
   /* Calls segments of version 4 keep their function table in a chunk,
   ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy()

@@ -153,11 +153,12 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
         return FNT_E_CORRUPT;
       }
       s->has_stacks = 1;
-    }else if( tag==FNT_CALLS_SECTION_LOD ){    /* level of detail (lod.c) */
+    }else if( tag==FNT_CALLS_SECTION_LOD || tag==FNT_CALLS_SECTION_LOD_SUMMED ){
+      /* level of detail (lod.c) */
       if( parseChunk(&sub, fileDataEnd, &s->lod) || !sub.ok || sub.p!=sub.end ){
         return FNT_E_CORRUPT;
       }
-      s->has_lod = 1;
+      s->has_lod = tag==FNT_CALLS_SECTION_LOD ? 1 : 2;
     }
   }
   return r->ok ? FNT_OK : FNT_E_CORRUPT;

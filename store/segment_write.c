@@ -777,7 +777,7 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
     fnt_put_varint(&footer, stacksDesc.len);
     fnt_buf_append(&footer, stacksDesc.data, stacksDesc.len);
   }
-  fnt_put_varint(&footer, FNT_CALLS_SECTION_LOD);
+  fnt_put_varint(&footer, FNT_CALLS_SECTION_LOD_SUMMED);
   fnt_put_varint(&footer, lodDesc.len);
   fnt_buf_append(&footer, lodDesc.data, lodDesc.len);
   if( groups.failed || extra.failed || stacksDesc.failed || funcsDesc.failed

@@ -501,35 +501,59 @@ static int tlBlockRows(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
                 v[TL_DUR], v[TL_FN], 0, m);
 }
 
-/* A group read through its level of detail: a block whose calls all start
-** in one bucket adds its per-thread entries; the others are read.  The
-** iterator's -1 (a malformed chunk) is kept apart from the store's codes
-** (FNT_E_IO is -1 too). */
+/* The entries of the block (or group) of row group rg the iterator is at,
+** all of whose calls start in bucket bk, added to their cells.
+** @return FNT_OK, FNT_E_NOMEM, or FNT_E_CORRUPT (tlLodCorrupt). */
+static int tlLodEntries(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
+                        fnt_lod_iter *it, int64_t bk, int64_t threadIx){
+  fnt_lod_entry e;
+  int r, rc;
+  while( (r = fnt_lod_next_entry(it, &e))==1 ){
+    if( threadIx>=0 && (int64_t)e.thread!=threadIx ) continue;
+    rc = tlAdd(x, seg, e.thread, bk, e.calls, e.dur, e.call_id, e.start, e.fn);
+    if( rc ) return rc;
+  }
+  return r<0 ? tlLodCorrupt(x, seg, rg) : FNT_OK;
+}
+
+/* 1 when every start in [first, last] lies in one bucket of the window,
+** *bk. */
+static int tlOneBucket(tl_ctx *x, int64_t first, int64_t last, int64_t *bk){
+  if( first<x->t0 || last>=x->t1 ) return 0;
+  *bk = tlBucket(x, first);
+  return *bk==tlBucket(x, last);
+}
+
+/* A group read through its level of detail: a group, or else a block,
+** whose calls all start in one bucket adds its per-thread entries; the
+** blocks across an edge are read.  The iterator's -1 (a malformed chunk)
+** is kept apart from the store's codes (FNT_E_IO is -1 too). */
 static int tlGroupLod(tl_ctx *x, const fnt_segment *seg, uint32_t rg,
                       int64_t threadIx){
   int64_t durMax = seg->crgs[rg].dur_max>0 ? seg->crgs[rg].dur_max : 0;
   fnt_lod_iter it;
   fnt_lod_block b;
-  fnt_lod_entry e;
+  int64_t bk;
   int r, rc;
-  fnt_lod_group(&x->lod, seg, rg, &it);
+  r = fnt_lod_group(&x->lod, seg, rg, &it, &b);
+  if( r<0 ) return tlLodCorrupt(x, seg, rg);
+  if( r==1 ){
+    if( tlOneBucket(x, b.first, b.last, &bk) ){
+      return tlLodEntries(x, seg, rg, &it, bk, threadIx);   /* no block read */
+    }
+    if( fnt_lod_skip_entries(&it) ) return tlLodCorrupt(x, seg, rg);
+  }
   while( (r = fnt_lod_next_block(&it, &b))==1 ){
-    int64_t bk;
     if( b.first>=x->t1 ) return FNT_OK;     /* blocks come by start */
     if( b.last<x->t0 && (uint64_t)x->t0 - (uint64_t)b.last>=(uint64_t)durMax ){
       r = fnt_lod_skip_entries(&it);        /* every call ends by t0 */
-    }else if( b.first<x->t0 || b.last>=x->t1
-           || (bk = tlBucket(x, b.first))!=tlBucket(x, b.last) ){
+    }else if( !tlOneBucket(x, b.first, b.last, &bk) ){
       if( (r = fnt_lod_skip_entries(&it))!=0 ) break;
       rc = tlBlockRows(x, seg, rg, &b, threadIx);
       if( rc ) return rc;
     }else{
-      while( (r = fnt_lod_next_entry(&it, &e))==1 ){
-        if( threadIx>=0 && (int64_t)e.thread!=threadIx ) continue;
-        rc = tlAdd(x, seg, e.thread, bk, e.calls, e.dur, e.call_id,
-                   e.start, e.fn);
-        if( rc ) return rc;
-      }
+      rc = tlLodEntries(x, seg, rg, &it, bk, threadIx);
+      if( rc ) return rc;
     }
     if( r<0 ) break;
   }

@@ -1,7 +1,8 @@
 /*
 ** test_lod.c -- a calls file's level-of-detail chunk (lod.c, FORMAT.md
-** "Level of detail"): the writer's bytes read back by the reader, and
-** every malformed variant of a block refused (-1), never read as figures.
+** "Level of detail"): the writer's bytes read back by the reader, in both
+** layouts (with the groups' summaries, and tag 2's blocks only), and
+** every malformed variant refused (-1), never read as figures.
 */
 #include <stdint.h>
 
@@ -28,7 +29,7 @@ static fnt_segment fakeSeg(fnt_seg_rg *rg){
 }
 
 /* The chunk of the rows above as fnt_lod_load leaves it. */
-static void loadBytes(fnt_lod *l, const uint8_t *p, size_t n){
+static void loadBytes(fnt_lod *l, const uint8_t *p, size_t n, int summed){
   fnt_rd r;
   fnt_lod_clear(l);
   fnt_buf_append(&l->raw, p, n);
@@ -39,71 +40,81 @@ static void loadBytes(fnt_lod *l, const uint8_t *p, size_t n){
   l->part[0] = 0;
   l->part[1] = (size_t)fnt_get_varint(&r);
   l->body = (size_t)(r.p - l->raw.data);
+  l->summed = summed;
 }
 
-/* Reads the group whole: 0 when every block and entry is well formed
-** (and they say what the rows do), -1 at the first malformed one. */
+/* The entries of block (or group) b, read to their end: checked (with
+** check) against what rows [b.row, b.row+b.nrows) do: per thread its
+** calls and its longest call, ties to the smallest call_id.
+** @return the iterator's last answer: 0 at the end, -1 malformed. */
+static int readEntries(fnt_lod_iter *it, const fnt_lod_block *b, int check){
+  fnt_lod_entry e;
+  uint64_t calls[3] = {0, 0, 0};
+  size_t i;
+  int r;
+  if( check ){
+    CHECK_EQ_INT(b->first, sta[b->row]);
+    CHECK_EQ_INT(b->last, sta[b->row+b->nrows-1]);
+    CHECK_EQ_INT(b->call_id, cid[b->row]);
+    for(i=b->row; i<b->row+b->nrows; i++) calls[thr[i]]++;
+  }
+  while( (r = fnt_lod_next_entry(it, &e))==1 ){
+    if( !check ) continue;
+    CHECK_EQ_INT(e.calls, calls[e.thread]);
+    for(i=b->row; i<b->row+b->nrows; i++){
+      if( thr[i]!=e.thread ) continue;
+      CHECK((int64_t)dur[i]<e.dur || ((int64_t)dur[i]==e.dur && (int64_t)cid[i]>=e.call_id));
+      if( (int64_t)cid[i]==e.call_id ){
+        CHECK_EQ_INT(dur[i], e.dur);
+        CHECK_EQ_INT(sta[i], e.start);
+        CHECK_EQ_INT(fn[i], e.fn);
+      }
+    }
+  }
+  return r;
+}
+
+/* Reads the group whole, its summary (when the layout has them) then its
+** blocks: 0 when every one is well formed (and they say what the rows
+** do), -1 at the first malformed. */
 static int readAll(fnt_lod *l, const fnt_segment *s, int check){
   fnt_lod_iter it;
   fnt_lod_block b;
-  fnt_lod_entry e;
-  int r;
-  fnt_lod_group(l, s, 0, &it);
+  int r = fnt_lod_group(l, s, 0, &it, &b);
+  if( r<0 ) return -1;
+  if( check ) CHECK_EQ_INT(r, l->summed);
+  if( r==1 ){
+    if( check ) CHECK_EQ_INT(b.nrows, s->rgs[0].nrows);
+    if( readEntries(&it, &b, check)<0 ) return -1;
+  }
   while( (r = fnt_lod_next_block(&it, &b))==1 ){
-    uint64_t calls[3] = {0, 0, 0};
-    size_t i;
-    if( check ){
-      CHECK_EQ_INT(b.first, sta[b.row]);
-      CHECK_EQ_INT(b.last, sta[b.row+b.nrows-1]);
-      CHECK_EQ_INT(b.call_id, cid[b.row]);
-      CHECK_EQ_INT(b.off[0], offs[0][b.row/FNT_LOD_ROWS]);
-      for(i=b.row; i<b.row+b.nrows; i++) calls[thr[i]]++;
-    }
-    while( (r = fnt_lod_next_entry(&it, &e))==1 ){
-      if( !check ) continue;
-      CHECK_EQ_INT(e.calls, calls[e.thread]);
-      /* The thread's longest call of the block, ties: smallest call_id. */
-      for(i=b.row; i<b.row+b.nrows; i++){
-        if( thr[i]!=e.thread ) continue;
-        CHECK((int64_t)dur[i]<e.dur || ((int64_t)dur[i]==e.dur && (int64_t)cid[i]>=e.call_id));
-        if( (int64_t)cid[i]==e.call_id ){
-          CHECK_EQ_INT(dur[i], e.dur);
-          CHECK_EQ_INT(sta[i], e.start);
-          CHECK_EQ_INT(fn[i], e.fn);
-        }
-      }
-    }
-    if( r<0 ) return -1;
+    if( check ) CHECK_EQ_INT(b.off[0], offs[0][b.row/FNT_LOD_ROWS]);
+    if( readEntries(&it, &b, check)<0 ) return -1;
   }
   return r<0 ? -1 : 0;
 }
 
-int main(void){
+/* One layout (summed: with the groups' summaries, section tag 3; else tag
+** 2's blocks only): written, read back, every corruption refused. */
+static void layout(int summed){
   fnt_lod_writer w;
   fnt_lod_rows g;
   fnt_buf raw = {0};
   fnt_lod l;
   fnt_seg_rg rg;
   fnt_segment s = fakeSeg(&rg);
-  size_t i, k, bad = 0;
+  size_t i, bad = 0;
 
-  for(i=0; i<N; i++){
-    thr[i] = (i*7) % 3;
-    cid[i] = 1000 + (i*37) % 301;        /* not in row order */
-    sta[i] = 50 + 10*i;
-    dur[i] = 3 + i%4;                    /* ties everywhere */
-    fn[i] = i%4;
-  }
-  for(k=0; k<3; k++) for(i=0; i<=N/FNT_LOD_ROWS; i++) offs[k][i] = 5*i + k;
   memset(&l, 0, sizeof(l));
   CHECK_EQ_INT(fnt_lod_writer_init(&w, 3), FNT_OK);
+  w.summed = summed;
   g.thr = thr; g.cid = cid; g.sta = sta; g.dur = dur; g.fn = fn;
   g.off_sta = offs[0]; g.off_cid = offs[1]; g.off_dur = offs[2];
   fnt_lod_write_group(&w, &g, N);
   fnt_lod_finish(&w, &raw);
   CHECK(!raw.failed);
 
-  loadBytes(&l, raw.data, raw.len);
+  loadBytes(&l, raw.data, raw.len, summed);
   CHECK_EQ_INT(l.rows, FNT_LOD_ROWS);
   CHECK_EQ_INT(readAll(&l, &s, 1), 0);
 
@@ -114,24 +125,38 @@ int main(void){
     int r;
     memcpy(p, raw.data, raw.len);
     p[i] ^= 0x41;
-    loadBytes(&l, p, raw.len);
+    loadBytes(&l, p, raw.len, summed);
     r = readAll(&l, &s, 0);
     bad += r<0;
     free(p);
   }
   CHECK(bad>0);
   for(i=l.body; i<raw.len; i++){
-    loadBytes(&l, raw.data, i);
+    loadBytes(&l, raw.data, i, summed);
     l.part[1] = i - l.body;
     CHECK_EQ_INT(readAll(&l, &s, 0), -1);
   }
-  /* A group with more rows than the blocks say: refused at the end. */
+  /* A group with more rows than the blocks (and summary) say: refused. */
   rg.nrows = N+1;
-  loadBytes(&l, raw.data, raw.len);
+  loadBytes(&l, raw.data, raw.len, summed);
   CHECK_EQ_INT(readAll(&l, &s, 0), -1);
 
   fnt_lod_clear(&l);
   fnt_lod_writer_clear(&w);
   fnt_buf_free(&raw);
+}
+
+int main(void){
+  size_t i, k;
+  for(i=0; i<N; i++){
+    thr[i] = (i*7) % 3;
+    cid[i] = 1000 + (i*37) % 301;        /* not in row order */
+    sta[i] = 50 + 10*i;
+    dur[i] = 3 + i%4;                    /* ties everywhere */
+    fn[i] = i%4;
+  }
+  for(k=0; k<3; k++) for(i=0; i<=N/FNT_LOD_ROWS; i++) offs[k][i] = 5*i + k;
+  layout(1);
+  layout(0);
   return t_finish("test_lod");
 }
