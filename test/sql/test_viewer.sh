@@ -69,6 +69,15 @@ assert frames[1] == frames[5] and frames[3][1] - frames[3][0] < frames[2][1] - f
 assert "main" in legend.values() or any("main" in l for l in lines)
 print("viewer: %d frames, each as fnt_timeline draws it" % len(frames))
 PY
+# The footer cache changes how often footers are parsed, never a frame:
+# none kept (--cache 0) and room for all draw what the default draws.
+for c in 0 48; do
+  LD_PRELOAD="${FNT_PRELOAD:-}" "$VIEWER" "$WH" --width 80 --zoom 8 --steps 3 --cache $c \
+    >"$T/viewer-$c.out" || fail "fnt-viewer --cache $c exited $?"
+  diff <(sed 's/, query .* ms$//' "$T/viewer.out") <(sed 's/, query .* ms$//' "$T/viewer-$c.out") \
+    || fail "--cache $c drew other frames"
+done
+if "$VIEWER" "$WH" --cache -5 2>/dev/null; then fail "--cache -5 succeeded"; fi
 # A run that does not exist, and a bad width: errors, not a crash.
 if "$VIEWER" "$WH" nope >"$T/nope.out" 2>"$T/nope.err"; then fail "an unknown run succeeded"; fi
 grep -q "no run 'nope'" "$T/nope.err" || fail "unknown run: $(cat "$T/nope.err")"
