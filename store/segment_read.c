@@ -428,12 +428,12 @@ static fnt_segment *cacheFind(fnt_store *st, const char *path){
   return 0;
 }
 
-/* Drops the least recently used footers until one more of `more` bytes
-** fits (more = 0: until the cache is within its limits). */
-static void cacheTrim(fnt_store *st, size_t more){
-  size_t k = 0, room = more ? 1 : 0;
-  while( k<st->n_segments && (st->n_segments - k + room > st->segment_files
-         || st->segment_bytes + more > st->segment_budget) ){
+/* Drops the least recently used footers until `files` more of `bytes`
+** more fit the cache's limits. */
+static void cacheTrim(fnt_store *st, size_t files, size_t bytes){
+  size_t k = 0;
+  while( k<st->n_segments && (st->n_segments - k + files > st->segment_files
+         || st->segment_bytes + bytes > st->segment_budget) ){
     st->segment_bytes -= st->segments[k]->bytes;
     fnt_segment_release(st, st->segments[k++]);  /* drop the cache's ref */
   }
@@ -448,7 +448,7 @@ static void cacheTrim(fnt_store *st, size_t more){
 ** kept. */
 static void cacheAdd(fnt_store *st, fnt_segment *s){
   if( s->bytes > st->segment_budget || st->segment_files==0 ) return;
-  cacheTrim(st, s->bytes);
+  cacheTrim(st, 1, s->bytes);
   if( st->n_segments==st->cap_segments ){
     size_t cap = st->cap_segments ? st->cap_segments*2 : 64;
     fnt_segment **a = fnt_realloc(st->segments, cap*sizeof(*a));
@@ -512,7 +512,7 @@ void fnt_set_segment_cache(fnt_store *st, size_t files, size_t bytes){
   if( st==0 ) return;
   st->segment_files = files;
   st->segment_budget = bytes;
-  cacheTrim(st, 0);
+  cacheTrim(st, 0, 0);
 }
 
 const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
