@@ -857,9 +857,9 @@ static int nCallWindows(const bench *b){ return b->o.windows/10 > 0 ? b->o.windo
 /* Stacks are cheap (a few row groups each): enough of them that p99 is
 ** not the slowest of a handful (it was windows/5: 4 at --windows 20). */
 #define BENCH_STACKS 1000
+static uint64_t nCheckpoints(const bench *b){ return (b->o.sc.events - 1)/CHECKPOINT + 1; }
 static int nStacks(const bench *b){
-  uint64_t cps = (b->o.sc.events - 1)/CHECKPOINT + 1;
-  return cps<BENCH_STACKS ? (int)cps : BENCH_STACKS;
+  return nCheckpoints(b)<BENCH_STACKS ? (int)nCheckpoints(b) : BENCH_STACKS;
 }
 
 /* Call window w: from the t_ns of window w's first event over twice the
@@ -875,8 +875,7 @@ static void callWindowBounds(const bench *b, int w, int64_t *t0, int64_t *t1){
 /* Instant i of nStacks, spread evenly over the run: the t_ns of a
 ** remembered event, on that event's thread. */
 static void stackAt(const bench *b, int i, int64_t *t, int64_t *thread){
-  uint64_t cps = (b->o.sc.events - 1)/CHECKPOINT + 1;
-  uint64_t k = (uint64_t)i*cps/(uint64_t)nStacks(b);
+  uint64_t k = (uint64_t)i*nCheckpoints(b)/(uint64_t)nStacks(b);
   *t = (int64_t)b->cp[k];
   *thread = b->cpThread[k];
 }
