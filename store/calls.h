@@ -14,9 +14,10 @@
 ** A function is a (symbol, stable_id) pair; its key is the stable_id, or
 ** "?" followed by the symbol.  Ids are dense from 0. */
 typedef struct fnt_fntab {
-  fnt_function *fn;       /* owned strings */
+  fnt_function *fn;       /* strings in `text` */
   uint32_t *key;          /* per function: its key id */
-  char **keys;            /* per key id: the key text (owned) */
+  char **keys;            /* per key id: the key text (in `text`) */
+  struct fnt_fntab_text *text;   /* the texts' blocks, newest first */
   uint32_t nfn, nkey, capfn, capkey;
   uint32_t *fnslot, fnmask;    /* open addressing: id+1, 0 = empty */
   uint32_t *keyslot, keymask;

@@ -23,13 +23,41 @@ static int sameStr(const char *a, const char *b){
   return a==b || (a && b && strcmp(a, b)==0);
 }
 
-void fnt_fntab_clear(fnt_fntab *t){
-  uint32_t i;
-  for(i=0; i<t->nfn; i++){
-    fnt_free((char*)t->fn[i].symbol);
-    fnt_free((char*)t->fn[i].stable_id);
+/* The texts are copied into blocks freed together: a run's thousands of
+** functions cost a few allocations, not three each. */
+struct fnt_fntab_text {
+  struct fnt_fntab_text *next;
+  size_t used, cap;
+  char z[];
+};
+#define FNTAB_TEXT_BLOCK 65536
+
+/* A copy of z[0..n) and a NUL in t's blocks; NULL: out of memory. */
+static char *textCopy(fnt_fntab *t, const char *z, size_t n){
+  struct fnt_fntab_text *b = t->text;
+  char *out;
+  if( b==0 || b->cap - b->used < n+1 ){
+    size_t cap = n+1>FNTAB_TEXT_BLOCK ? n+1 : FNTAB_TEXT_BLOCK;
+    b = fnt_malloc(sizeof(*b) + cap);
+    if( b==0 ) return 0;
+    b->next = t->text;
+    b->used = 0;
+    b->cap = cap;
+    t->text = b;
   }
-  for(i=0; i<t->nkey; i++) fnt_free(t->keys[i]);
+  out = b->z + b->used;
+  memcpy(out, z, n);
+  out[n] = 0;
+  b->used += n+1;
+  return out;
+}
+
+void fnt_fntab_clear(fnt_fntab *t){
+  while( t->text ){
+    struct fnt_fntab_text *b = t->text;
+    t->text = b->next;
+    fnt_free(b);
+  }
   fnt_free(t->fn);
   fnt_free(t->key);
   fnt_free(t->keys);
@@ -63,27 +91,29 @@ static uint32_t keyHashOf(const fnt_fntab *t, uint32_t i){
   return strHash(t->keys[i]);
 }
 
-/* The key id of text z (taken over: freed when it is not new). */
-static int internKey(fnt_fntab *t, char *z, uint32_t *id){
+/* The key id of key z (n bytes, NUL-terminated), copied when new. */
+static int internKey(fnt_fntab *t, const char *z, size_t n, uint32_t *id){
   uint32_t h;
+  char *key;
   if( t->keyslot==0 && rehash(&t->keyslot, &t->keymask, 0, keyHashOf, t) ){
-    fnt_free(z);
     return FNT_E_NOMEM;
   }
-  h = strHash(z) & t->keymask;
+  h = (uint32_t)fnt_hash(z, n) & t->keymask;
   while( t->keyslot[h] ){
     uint32_t k = t->keyslot[h]-1;
-    if( strcmp(t->keys[k], z)==0 ){ fnt_free(z); *id = k; return FNT_OK; }
+    if( strcmp(t->keys[k], z)==0 ){ *id = k; return FNT_OK; }
     h = (h+1) & t->keymask;
   }
   if( t->nkey==t->capkey ){
     uint32_t nNew = t->capkey ? t->capkey*2 : 64;
     char **a = fnt_realloc(t->keys, nNew*sizeof(char*));
-    if( a==0 ){ fnt_free(z); return FNT_E_NOMEM; }
+    if( a==0 ) return FNT_E_NOMEM;
     t->keys = a;
     t->capkey = nNew;
   }
-  t->keys[t->nkey] = z;
+  key = textCopy(t, z, n);
+  if( key==0 ) return FNT_E_NOMEM;
+  t->keys[t->nkey] = key;
   t->keyslot[h] = t->nkey+1;
   *id = t->nkey++;
   if( (uint64_t)t->nkey*2 > (uint64_t)t->keymask+1 ){
@@ -95,7 +125,6 @@ static int internKey(fnt_fntab *t, char *z, uint32_t *id){
 int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
                      uint32_t *id){
   uint32_t h, k;
-  char *zKey;
   fnt_function *f;
   int rc;
   if( symbol==0 ) symbol = "";
@@ -123,24 +152,23 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
     t->capfn = nNew;
   }
   if( sid ){
-    zKey = fnt_strdup(sid);
+    rc = internKey(t, sid, strlen(sid), &k);
   }else{
+    /* "?" and the symbol, built on the stack unless long */
     size_t n = strlen(symbol);
-    zKey = fnt_malloc(n+2);
-    if( zKey ){ zKey[0] = '?'; memcpy(zKey+1, symbol, n+1); }
+    char buf[256], *z = n+2<=sizeof(buf) ? buf : fnt_malloc(n+2);
+    if( z==0 ) return FNT_E_NOMEM;
+    z[0] = '?';
+    memcpy(z+1, symbol, n+1);
+    rc = internKey(t, z, n+1, &k);
+    if( z!=buf ) fnt_free(z);
   }
-  if( zKey==0 ) return FNT_E_NOMEM;
-  rc = internKey(t, zKey, &k);
   if( rc ) return rc;
   f = &t->fn[t->nfn];
   memset(f, 0, sizeof(*f));
-  f->symbol = fnt_strdup(symbol);
-  f->stable_id = fnt_strdup(sid);
-  if( f->symbol==0 || (sid && f->stable_id==0) ){
-    fnt_free((char*)f->symbol);
-    fnt_free((char*)f->stable_id);
-    return FNT_E_NOMEM;
-  }
+  f->symbol = textCopy(t, symbol, strlen(symbol));
+  f->stable_id = sid ? textCopy(t, sid, strlen(sid)) : 0;
+  if( f->symbol==0 || (sid && f->stable_id==0) ) return FNT_E_NOMEM;
   t->key[t->nfn] = k;
   t->fnslot[h] = t->nfn+1;
   *id = t->nfn++;
