@@ -165,10 +165,41 @@ static hash_slot *hashSlot(hash_sums *m, const uint64_t h[2], uint32_t file,
   return &m->slot[m->n-1];
 }
 
+/* Adds the tail file's open frames (file f of the run, its row groups
+** from nclosed_rg on), each as fnt_calls_read_open gives it, by the key
+** hash of its function: the function table is not read for a few stacks.
+** @return FNT_OK or a code (message set). */
+static int hashOpenRows(fnt_store *st, hash_sums *m, const fnt_segment *seg,
+                        uint32_t f){
+  fnt_calls_rows g;
+  fnt_buf scratch = {0}, raw = {0};
+  uint32_t rg;
+  size_t i;
+  int rc = FNT_OK;
+  if( seg->nclosed_rg>=seg->nrg ) return FNT_OK;
+  if( fnt_calls_rows_alloc(&g) ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  for(rg=seg->nclosed_rg; rc==FNT_OK && rg<seg->nrg; rg++){
+    rc = fnt_calls_rows_decode(st, seg, rg, FNT_CR_DUR | FNT_CR_SELF | FNT_CR_FN
+                               | FNT_CR_FLAGS, &scratch, &raw, &g);
+    for(i=0; rc==FNT_OK && i<g.n; i++){
+      hash_slot *x = hashSlot(m, &seg->key_hash[2*g.fn[i]], f, (uint32_t)g.fn[i]);
+      if( x==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
+      x->calls++;
+      x->self += g.slf[i];
+      if( g.flg[i]>>2 & 1 ) x->incl += g.dur[i];      /* outermost */
+    }
+  }
+  fnt_free(g.thr);
+  fnt_buf_free(&scratch);
+  fnt_buf_free(&raw);
+  return rc;
+}
+
 /* Sums the files' aggregates by the key hashes their footers give
 ** (version 4), so that only the files where a key first appears have their
-** function tables read, to name it.  *done 0 when a file gives no hashes
-** (then nothing is summed).  @return FNT_OK or a code (message set). */
+** function tables read, to name it; the tail's open frames too.  *done 0
+** when a file gives no hashes (then nothing is summed).  @return FNT_OK or
+** a code (message set). */
 static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files,
                       int *done){
   hash_sums m;
@@ -178,9 +209,12 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
   *done = 0;
   for(f=0; rc==FNT_OK && f<files->nfiles; f++){
     fnt_segment *seg = 0;
-    /* The first file names its keys (below): it is read whole, once. */
-    rc = f==0 ? fnt_segment_open(st, files->files[f]->path, &seg)
-              : fnt_segment_open_lazy(st, files->files[f]->path, &seg);
+    /* The first file names its keys (below): it is read whole, once; the
+    ** tail's open frames are read from its rows. */
+    const char *path = files->files[f]->path;
+    rc = f==0 ? fnt_segment_open(st, path, &seg)
+       : files->files[f]==files->tail ? fnt_segment_open_rows(st, path, &seg)
+       : fnt_segment_open_lazy(st, path, &seg);
     if( rc ) break;
     if( seg->table!=FNT_TABLE_CALLS ){
       rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
@@ -195,6 +229,7 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
       x->incl += (uint64_t)seg->aggs[i].incl;
       x->self += (uint64_t)seg->aggs[i].self;
     }
+    if( rc==FNT_OK && files->files[f]==files->tail ) rc = hashOpenRows(st, &m, seg, f);
     fnt_segment_release(st, seg);
   }
   /* Names: from each file where keys first appear, in that order (slot
@@ -251,7 +286,7 @@ int fnt_run_sums_add(fnt_snapshot *snap, const char *run_id, fnt_run_sums *s){
     int done = 0;
     rc = sumsByHash(st, s, &files, &done);
     for(i=0; rc==FNT_OK && !done && i<files.nfiles; i++) rc = sumsAddFile(st, s, files.files[i]);
-    if( rc==FNT_OK && files.tail ) rc = fnt_calls_read_open(st, files.tail, &s->tab, &v);
+    if( rc==FNT_OK && !done && files.tail ) rc = fnt_calls_read_open(st, files.tail, &s->tab, &v);
   }else{
     fnt_replay *r = fnt_replay_new(&s->tab, &v);
     int64_t last;

@@ -199,6 +199,10 @@ int fnt_calls_stacks_read(fnt_store *st, const fnt_segment *seg,
 /* Opens a segment (or finds it in the handle's cache) and verifies its
 ** footer.  Release with fnt_segment_release(). */
 int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out);
+/* The same without loading a function table kept in a chunk (funcs NULL
+** unless it was loaded before): for readers of rows that name functions
+** by their key hashes. */
+int fnt_segment_open_rows(fnt_store *st, const char *path, fnt_segment **out);
 /* For readers of a calls segment's aggregates only: the cached segment,
 ** else one read without its row groups (nrg 0) and, when it keeps it in a
 ** chunk, its function table (funcs NULL, key_hash set); not cached. */

@@ -462,13 +462,8 @@ static void cacheAdd(fnt_store *st, fnt_segment *s){
 }
 
 int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
-  int rc = FNT_OK;
-  *out = cacheFind(st, path);
-  if( *out==0 ){
-    rc = segmentLoad(st, path, 0, out);
-    if( rc ) return rc;
-    cacheAdd(st, *out);
-  }
+  int rc = fnt_segment_open_rows(st, path, out);
+  if( rc ) return rc;
   if( !(*out)->funcs_loaded ){
     rc = fnt_segment_load_funcs(st, *out);
     if( rc ){
@@ -476,6 +471,15 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out){
       *out = 0;
     }
   }
+  return rc;
+}
+
+int fnt_segment_open_rows(fnt_store *st, const char *path, fnt_segment **out){
+  int rc;
+  *out = cacheFind(st, path);
+  if( *out ) return FNT_OK;
+  rc = segmentLoad(st, path, 0, out);
+  if( rc==FNT_OK ) cacheAdd(st, *out);
   return rc;
 }
 
