@@ -169,12 +169,14 @@ uint64_t fnt_derive_fingerprint(const fnt_snapshot *s, const char *run_id){
   return h ^ (rows*0x9E3779B97F4A7C15ull) ^ ((uint64_t)seqMax<<17) ^ (n<<3);
 }
 
-/* Rebuilds the replay state from the open rows of calls file `tail`. */
+/* Rebuilds the replay state from the open rows of calls file `tail`;
+** *nOpen: how many frames it resumed. */
 static int resumeFrom(fnt_store *st, const fnt_entry *tail, fnt_fntab *tab,
-                      fnt_replay *r){
+                      fnt_replay *r, size_t *nOpen){
   fnt_callvec open = {0};
   size_t i;
   int rc = fnt_calls_read_open(st, tail, tab, &open);
+  *nOpen = open.n;
   /* Rows come by thread, then depth: the frame above is the next row. */
   for(i=0; rc==FNT_OK && i<open.n; i++){
     const fnt_callrec *c = &open.a[i];
@@ -273,7 +275,7 @@ int fnt_derive_calls(fnt_store *st, fnt_snapshot *base, const fnt_derive_in *in,
   fnt_replay *r = 0;
   const fnt_entry *tail = 0;
   int64_t first = (int64_t)in->ev[0].seq_no, from = 0, last = -1;
-  size_t i;
+  size_t i, resumed = 0;
   int rc;
 
   memset(&tab, 0, sizeof(tab));
@@ -298,15 +300,16 @@ int fnt_derive_calls(fnt_store *st, fnt_snapshot *base, const fnt_derive_in *in,
   r = fnt_replay_new(&tab, &closed);
   if( r==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
   fnt_replay_keep_stacks(r, &stacks);
-  /* A chunk's calls: about one per two events (an entry and its exit). */
-  if( fnt_callvec_reserve(&closed, in->n/2 + 1) ){
-    rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
-    goto done;
-  }
   if( tail ){
-    rc = resumeFrom(st, tail, &tab, r);
+    rc = resumeFrom(st, tail, &tab, r, &resumed);
     if( rc ) goto done;
     from = tail->seq_max + 1;
+  }
+  /* A chunk's calls: about one per two events (an entry and its exit)
+  ** and the frames it resumed: reserved once, not doubled and copied. */
+  if( fnt_callvec_reserve(&closed, in->n/2 + resumed + 1) ){
+    rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    goto done;
   }
   rc = fnt_replay_run_events(base, in->run_id, from, in->ev, in->n, in->fns,
                              r, &tab, &last, 0, 0);
