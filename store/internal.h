@@ -233,6 +233,7 @@ struct fnt_store {
   ** (segment serial, row group, file offset), and the serial the next
   ** segment opened gets (0 is none). */
   fnt_buf group;
+  fnt_buf footer[2];                 /* a footer's stored and raw bytes, reused */
   uint64_t group_serial, group_offset, segment_serial;
   uint32_t group_rg;
   int threads;                       /* filing may use a worker thread */

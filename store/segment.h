@@ -144,7 +144,7 @@ typedef struct fnt_seg_col {
 typedef struct fnt_seg_rg {
   uint64_t nrows, first_row;
   int64_t seq_min, seq_max, t_min, t_max;
-  fnt_seg_chunk *chunks;
+  fnt_seg_chunk *chunks;    /* its nchunk_cols in fnt_segment.chunk_all */
 } fnt_seg_rg;
 
 typedef struct fnt_segment {
@@ -170,6 +170,7 @@ typedef struct fnt_segment {
                          ** functions to their own ids map them once */
   uint32_t nrg;
   fnt_seg_rg *rgs;
+  fnt_seg_chunk *chunk_all;     /* every row group's chunks, in one block */
   /* Calls segments: row groups [0, nclosed_rg) hold calls that ended, the
   ** rest the frames open at the end (read from the run's tail file only). */
   uint32_t nclosed_rg;

@@ -61,7 +61,7 @@ static void segmentFree(fnt_segment *s){
   fnt_io_close(s->fd);
   for(i=0; i<s->ncols; i++) ownedFree(s->cols[i].const_value);
   fnt_free(s->func_text);
-  for(i=0; i<s->nrg; i++) fnt_free(s->rgs[i].chunks);
+  fnt_free(s->chunk_all);
   fnt_free(s->cols);
   fnt_free(s->threads);
   fnt_free(s->funcs);
@@ -256,6 +256,11 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
     skipRowGroups(r, n, nchunk);
   }else{
     uint64_t rows = 0;
+    /* Each descriptor takes at least 12 bytes of the footer: n*nchunk is
+    ** bounded by what is left. */
+    if( nchunk && n>LEFT/(12*(uint64_t)nchunk) ) return FNT_E_CORRUPT;
+    s->chunk_all = fnt_calloc((size_t)(n*nchunk)+1, sizeof(fnt_seg_chunk));
+    if( s->chunk_all==0 ) return FNT_E_NOMEM;
     for(i=0; i<n && r->ok; i++){
       fnt_seg_rg *g = &s->rgs[i];
       s->nrg = (uint32_t)i+1;
@@ -268,8 +273,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
       /* Readers decode a row group into FNT_RG_ROWS-row buffers. */
       if( g->nrows==0 || g->nrows>FNT_RG_ROWS ) return FNT_E_CORRUPT;
       rows += g->nrows;
-      g->chunks = fnt_calloc(nchunk+1, sizeof(fnt_seg_chunk));
-      if( g->chunks==0 ) return FNT_E_NOMEM;
+      g->chunks = s->chunk_all + i*nchunk;
       for(j=0; j<nchunk && r->ok; j++){
         if( parseChunk(r, fileDataEnd, &g->chunks[j]) ) return FNT_E_CORRUPT;
       }
@@ -283,6 +287,16 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   if( !r->ok || r->p!=r->end ) return FNT_E_CORRUPT;
   return FNT_OK;
 #undef LEFT
+}
+
+/* The footer buffers are kept for the next file unless large (a file of
+** a great many functions): a handle keeps at most twice this. */
+#define SEG_FOOTER_KEEP ((size_t)1 << 20)
+static void footerDone(fnt_store *st){
+  if( st->footer[0].cap + st->footer[1].cap > SEG_FOOTER_KEEP ){
+    fnt_buf_free(&st->footer[0]);
+    fnt_buf_free(&st->footer[1]);
+  }
 }
 
 static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
@@ -332,8 +346,17 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
     segmentFree(s);
     return rc;
   }
-  stored = fnt_malloc((size_t)slen + 1);
-  footer = fnt_malloc((size_t)flen + 16);
+  /* Into the handle's buffers: a footer is parsed into allocations of
+  ** its own, and buffers of ~100 KB taken and freed for every file made
+  ** malloc trim and grow its heap again on each (a third of a window's
+  ** time when footers were read afresh). */
+  st->footer[0].len = st->footer[1].len = 0;
+  st->footer[0].failed = st->footer[1].failed = 0;
+  if( fnt_buf_reserve(&st->footer[0], (size_t)slen + 1)==0
+   && fnt_buf_reserve(&st->footer[1], (size_t)flen + 16)==0 ){
+    stored = st->footer[0].data;
+    footer = st->footer[1].data;
+  }
   if( stored==0 || footer==0 ){
     rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     goto fail;
@@ -361,13 +384,11 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
                  rc==FNT_E_FORMAT ? "newer format in" : "malformed");
     goto fail;
   }
-  fnt_free(stored);
-  fnt_free(footer);
+  footerDone(st);
   *out = s;
   return FNT_OK;
 fail:
-  fnt_free(stored);
-  fnt_free(footer);
+  footerDone(st);
   segmentFree(s);
   return rc;
 }
@@ -376,12 +397,16 @@ static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c
                      int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw);
 
 int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
-  fnt_buf stored = {0}, raw = {0};
   fnt_rd r;
   uint32_t n = s->nfuncs;
-  int rc = readChunk(st, s, &s->funcs_chunk, FNT_CHUNK_FUNCS, 0, &stored, &raw);
+  int rc;
+  /* Read into the footer's buffers, for the reason they are kept. */
+  st->footer[0].failed = st->footer[1].failed = 0;
+  rc = readChunk(st, s, &s->funcs_chunk, FNT_CHUNK_FUNCS, 0, &st->footer[0],
+                 &st->footer[1]);
   if( rc==FNT_OK ){
-    r.p = raw.data; r.end = raw.data + raw.len; r.ok = 1;
+    const fnt_buf *raw = &st->footer[1];
+    r.p = raw->data; r.end = raw->data + raw->len; r.ok = 1;
     errno = 0;
     rc = parseFuncs(s, &r);
     if( rc==FNT_OK && r.p!=r.end ) rc = FNT_E_CORRUPT;
@@ -395,14 +420,13 @@ int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
          : fnt_err(st, rc, "%s: malformed functions chunk", s->full_path);
     }else{
       size_t i;
-      s->bytes += 2*raw.len;
+      s->bytes += 2*raw->len;
       for(i=0; i<st->n_segments; i++){
-        if( st->segments[i]==s ) st->segment_bytes += 2*raw.len;
+        if( st->segments[i]==s ) st->segment_bytes += 2*raw->len;
       }
     }
   }
-  fnt_buf_free(&stored);
-  fnt_buf_free(&raw);
+  footerDone(st);
   return rc;
 }
 
@@ -509,6 +533,8 @@ void fnt_segment_cache_free(fnt_store *st){
   st->n_segments = st->cap_segments = 0;
   st->segment_bytes = 0;
   fnt_buf_free(&st->group);
+  fnt_buf_free(&st->footer[0]);
+  fnt_buf_free(&st->footer[1]);
   st->group_serial = 0;
 }
 
