@@ -771,13 +771,27 @@ static int jsonKind(JsonCtx *x, uint8_t *pKind){
                    z, n>40 ? "..." : "");
 }
 
+/* An event takes at least 16 bytes of text ([0,0,0,0,"exit"] and a
+** comma): the events array is sized once from the text left, up to this
+** many events (128 MB of address space, touched only as events fill it),
+** not doubled and copied as a chunk's million events arrive. */
+#define FNT_JSON_EVENTS_AHEAD ((size_t)4 << 20)
+
 /* events: [[thread, seq_no, t_ns, function_index, kind], ...] -- the hot
 ** loop: one reused array, no allocation, no copy. */
 static int jsonEvents(JsonCtx *x, size_t *pnEvent){
   FntJson *pJ = x->pJ;
-  size_t nEv = 0;
+  size_t nEv = 0, nAhead = (size_t)(x->e - x->p)/16 + 1;
   int rc, bEmpty, bMore = 1;
   if( (rc = jsonOpenArray(x, "an array of events", &bEmpty)) ) return rc;
+  if( nAhead>FNT_JSON_EVENTS_AHEAD ) nAhead = FNT_JSON_EVENTS_AHEAD;
+  if( !bEmpty && pJ->nEventAlloc<nAhead ){
+    sqlite3_free(pJ->aEvent);              /* nothing in it to keep */
+    pJ->nEventAlloc = 0;
+    pJ->aEvent = sqlite3_malloc64((sqlite3_uint64)nAhead*sizeof(fnt_event));
+    if( pJ->aEvent==0 ) return jsonNomem(x);
+    pJ->nEventAlloc = nAhead;
+  }
   while( !bEmpty && bMore ){
     uint64_t v[4];
     uint8_t kind = 0;
