@@ -17,6 +17,7 @@
 ** footers the handle keeps (--cache: room for every calls file of the run
 ** makes frames after the first parse none again): the run stays on disk.
 */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,19 @@ static char glyphOf(const char *key, const char *symbol){
   keySymbols[nKeys] = strdup(symbol ? symbol : "");
   if( keyNames[nKeys]==0 || keySymbols[nKeys]==0 ) return '#';
   return glyphs[nKeys++];
+}
+
+/* glyphOf by the key's address: a timeline's rows share one copy of each
+** key, so the strcmp over the letters given runs once per key a frame. */
+#define SEEN_SLOTS 256
+typedef struct seen { const char *key; char g; } seen;
+static char glyphAt(seen *m, const char *key, const char *symbol){
+  seen *s = &m[((uintptr_t)key >> 4) % SEEN_SLOTS];
+  if( s->key!=key ){
+    s->key = key;
+    s->g = glyphOf(key, symbol);
+  }
+  return s->g;
 }
 
 static double nowMs(void){
@@ -76,6 +90,7 @@ static int drawFrame(fnt_snapshot *snap, const char *run, int frame,
   int64_t w = (int64_t)(span/(uint64_t)width + (span%(uint64_t)width!=0));
   size_t i, n, lines = 0;
   char *line, used[MAX_KEYS+1] = {0};
+  seen known[SEEN_SLOTS] = {{0, 0}};
   double ms = nowMs();
   int rc = fnt_timeline_compute(snap, run, t0, t1, width, -1, &tl);
   ms = nowMs() - ms;
@@ -97,7 +112,7 @@ static int drawFrame(fnt_snapshot *snap, const char *run, int frame,
     line[width] = 0;
     for(; j<n && rows[j].thread==rows[i].thread && rows[j].depth==rows[i].depth; j++){
       const fnt_timeline_row *r = &rows[j];
-      char g = glyphOf(r->key, r->symbol);
+      char g = glyphAt(known, r->key, r->symbol);
       int64_t from = r->bucket<0 ? 0 : r->bucket, to = from, end = r->start_ns + r->dur_ns;
       /* The columns the call still covers after its start. */
       if( end>t0 ){
