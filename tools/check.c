@@ -29,6 +29,7 @@
 */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -438,12 +439,17 @@ static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *by
   while( (e = readdir(d))!=0 ){
     char child[1200];
     struct stat sb;
-    char *cf;
     if( strcmp(e->d_name, ".")==0 || strcmp(e->d_name, "..")==0 ) continue;
     snprintf(child, sizeof(child), "%s/%s", rel, e->d_name);
-    cf = fnt_path_join(c->st, child);
-    if( cf==0 ) continue;
-    if( lstat(cf, &sb)==0 ){
+    /* A listed file needs no stat (most of a warehouse's files are): an
+    ** entry's type comes from readdir where the file system gives it, else
+    ** from a stat relative to the folder, not a walk of the whole path. */
+    if( e->d_type==DT_REG && setHas(&c->referenced, child) ) continue;
+    if( e->d_type==DT_DIR ){
+      listStray(c, child, count, bytes);
+      continue;
+    }
+    if( fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW)==0 ){
       if( S_ISDIR(sb.st_mode) ){
         listStray(c, child, count, bytes);
       }else if( !setHas(&c->referenced, child) ){
@@ -469,7 +475,6 @@ static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *by
         *bytes += (uint64_t)sb.st_size;
       }
     }
-    fnt_free(cf);
   }
   closedir(d);
 }
