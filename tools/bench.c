@@ -90,7 +90,8 @@ typedef struct sys_result {
   sql_reads turns[2][3];
   uint64_t turn_rows_bad[3], turn_scan_rows[3];
   double tl_p50, tl_p99;       /* fnt_timeline, 2,000 buckets, every zoom */
-  uint64_t tl_rows;
+  uint64_t tl_rows, tl_rows_max;
+  double tl_floor;             /* timelineFloor's, seconds */
   /* exports (chrome, speedscope) and flame graphs: exportsBench, flameBench */
   int exp_ran;
   double exp_s[4], exp_floor_s[4];       /* fnt export; the floor: its bytes copied */
@@ -1186,6 +1187,54 @@ static int timelineWindows(bench *b, int64_t *t0, int64_t *t1){
   return n;
 }
 
+static const sqlite3_module floorModule;
+
+/* The floor of the widest frames, side by side with their p99: where a
+** bucket holds fewer of a depth's calls than a level-of-detail block, an
+** exact answer reads every call of the window.  Through the C API, the
+** run's calls read once by blocks, the five columns the timeline reads;
+** through SQL, the same client loop over a virtual table of constants
+** (the bench_floor of the window reads) of as many rows as the widest
+** answer: what SQLite costs to hand those rows over.  0, or 1 (reported). */
+static int timelineFloor(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *r){
+  double start = now();
+  uint64_t sink = 0;
+  if( db ){
+    static sqlite3_int64 nrows;            /* the module's argument */
+    sqlite3_stmt *st;
+    nrows = (sqlite3_int64)r->tl_rows_max;
+    if( sqlite3_create_module(db, "bench_floor", &floorModule, &nrows)!=SQLITE_OK
+     || exec(db, "CREATE VIRTUAL TABLE temp.tl_floor USING bench_floor")
+     || (st = prep(db, "SELECT * FROM temp.tl_floor"))==0 ) return 1;
+    start = now();
+    if( drain(st, &sink)<0 ){ sqlite3_finalize(st); return 1; }
+    sqlite3_finalize(st);
+  }else{
+    fnt_call_predicate p;
+    fnt_calls *sc = 0;
+    fnt_call_block blk;
+    const char *run = b->runId;
+    int rc;
+    fnt_call_predicate_init(&p);
+    p.run_ids = &run;
+    p.n_run_ids = 1;
+    p.block_cols = FNT_CALL_COL(FNT_CALL_THREAD) | FNT_CALL_COL(FNT_CALL_CALL_ID)
+                 | FNT_CALL_COL(FNT_CALL_START_NS) | FNT_CALL_COL(FNT_CALL_DUR_NS)
+                 | FNT_CALL_COL(FNT_CALL_SYMBOL);
+    rc = fnt_calls_open(snap, &p, &sc);
+    while( rc==FNT_OK && (rc = fnt_calls_next_block(sc, &blk))==1 ){
+      sink += (uint64_t)(blk.thread[0] + blk.call_id[blk.n-1] + blk.start_ns[0]
+                         + blk.dur_ns[blk.n-1]) + blk.n;
+      rc = FNT_OK;
+    }
+    fnt_calls_close(sc);
+    if( rc<0 ){ progress("timeline floor: %s", fnt_strerror(rc)); return 1; }
+  }
+  r->tl_floor = now() - start;
+  if( sink==42 ) progress("(sink)");
+  return 0;
+}
+
 static int timelineBench(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *r){
   int64_t t0[TL_MAX_QUERIES], t1[TL_MAX_QUERIES];
   double lat[TL_MAX_QUERIES], start;
@@ -1203,11 +1252,16 @@ static int timelineBench(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *
       sqlite3_bind_int64(st, 4, TL_BUCKETS);
       rows = drain(st, &sink);
       sqlite3_reset(st);
-      if( rows<0 ) rc = 1; else r->tl_rows += (uint64_t)rows;
+      if( rows<0 ) rc = 1;
+      else{
+        r->tl_rows += (uint64_t)rows;
+        if( (uint64_t)rows>r->tl_rows_max ) r->tl_rows_max = (uint64_t)rows;
+      }
     }else{
       fnt_timeline *tl = 0;
       rc = fnt_timeline_compute(snap, b->runId, t0[q], t1[q], TL_BUCKETS, -1, &tl);
       r->tl_rows += fnt_timeline_count(tl);
+      if( fnt_timeline_count(tl)>r->tl_rows_max ) r->tl_rows_max = fnt_timeline_count(tl);
       fnt_timeline_free(tl);
     }
     lat[q] = now() - start;
@@ -1215,7 +1269,7 @@ static int timelineBench(bench *b, fnt_snapshot *snap, sqlite3 *db, sys_result *
   sqlite3_finalize(st);
   if( rc ) return rc;
   percentiles(lat, n, &r->tl_p50, &r->tl_p99);
-  return 0;
+  return timelineFloor(b, snap, db, r);
 }
 
 /* ------------------------------------------------------------------------
@@ -2255,6 +2309,7 @@ static void collectFigures(bench *b){
     f = addFig(s==SYS_FNT_C ? "timeline_p99_c" : "timeline_p99_sql",
                "timeline p99", via, "ms", s, -1, s==SYS_FNT_C ? 16 : 30);
     f->v[s] = b->sys[s].r.tl_p99*1e3;
+    if( b->sys[s].r.tl_floor>0 ) f->floor = b->sys[s].r.tl_floor*1e3;
   }
   exportFigures(b);
   if( b->snap.ran ){
@@ -2322,6 +2377,15 @@ static void printTable(bench *b){
   printf("heat: fntrace adds stored per-file aggregates, the alternatives replay\n"
          "the events.  bytes on disk/event: fntrace's whole warehouse (events,\n"
          "calls, metadata), plain's events and calls databases.\n");
+  if( b->sys[SYS_FNT_C].r.tl_floor>0 || b->sys[SYS_FNT_SQL].r.tl_floor>0 ){
+    printf("timeline: 2,000 buckets from the whole run down to 10 us; the widest\n"
+           "answer had %llu rows.  floor of its p99 (the widest frame): through\n"
+           "the C API the run's calls read once (five columns, by blocks), what\n"
+           "an exact frame reads where a bucket holds fewer of a depth's calls\n"
+           "than a level-of-detail block (128); through SQL the same loop over\n"
+           "a virtual table of constants of as many rows as that answer.\n",
+           (unsigned long long)b->sys[SYS_FNT_C].r.tl_rows_max);
+  }
   if( b->plainCalls ){
     printf("calls: plain is a table of the run's calls (the 16 columns of\n"
            "fn_trace_calls, read from fntrace; built in %.1f s, not timed as filing)\n"

@@ -74,7 +74,8 @@ assert d["snapshots"]["runs"] == 5 and d["snapshots"]["summary_rows"] == 5, d["s
 assert d["snapshots"]["chunks_per_run"] == 10, d["snapshots"]
 assert (d["snapshots"]["chunk_events_min"], d["snapshots"]["chunk_events_max"]) == (20, 40), d["snapshots"]
 assert 8 <= d["trace"]["mean_depth"] <= 18, d["trace"]
-for k in ("export_chrome", "export_speedscope"):          # the copy's rate
+for k in ("export_chrome", "export_speedscope",          # the copy's rate
+          "timeline_p99_c", "timeline_p99_sql"):           # the widest frame's
     assert isinstance(figs[k]["floor"], (int, float)) and figs[k]["floor"] > 0, figs[k]
 assert d["compare"]["runs_per_commit"] == 3 and d["compare"]["rows"] > 100, d["compare"]
 print("ok   JSON: %d figures, all present" % len(figs))
