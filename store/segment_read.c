@@ -290,7 +290,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
 }
 
 /* The footer buffers are kept for the next file unless large (a file of
-** a great many functions): a handle keeps at most twice this. */
+** a great many functions): a handle keeps at most this much of them. */
 #define SEG_FOOTER_KEEP ((size_t)1 << 20)
 static void footerDone(fnt_store *st){
   if( st->footer[0].cap + st->footer[1].cap > SEG_FOOTER_KEEP ){
