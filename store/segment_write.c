@@ -554,9 +554,9 @@ static void encodeVarints(const uint64_t *v, size_t n, int delta,
 
 #define SEG_GATHER_AHEAD 16
 #if defined(__GNUC__) || defined(__clang__)
-# define FNT_PREFETCH(p) __builtin_prefetch(p)
+# define SEG_PREFETCH(p) __builtin_prefetch(p)
 #else
-# define FNT_PREFETCH(p) ((void)0)
+# define SEG_PREFETCH(p) ((void)0)
 #endif
 
 /* The functions a calls file uses, numbered densely in the order rows
@@ -587,7 +587,7 @@ static void writeCallsGroup(const fnt_callrec *v, const uint32_t *ord, size_t m,
     int64_t d = (int64_t)((uint64_t)c->end - (uint64_t)c->start);
     /* The rows are gathered out of the replay's order: a cache miss
     ** each unless fetched ahead. */
-    if( i+SEG_GATHER_AHEAD<m ) FNT_PREFETCH(&v[ord[i+SEG_GATHER_AHEAD]]);
+    if( i+SEG_GATHER_AHEAD<m ) SEG_PREFETCH(&v[ord[i+SEG_GATHER_AHEAD]]);
     thr[i] = threadIndex(threads, nthreads, c->thread);
     cid[i] = (uint64_t)c->call_id;
     par[i] = (uint64_t)c->parent_id;
