@@ -11,11 +11,11 @@
 #include "internal.h"
 
 /* Large blocks are offered to the kernel for 2 MB pages, where it gives
-** them on request (transparent huge pages in "madvise" mode, Debian's
-** default): a 4 KB page costs a fault at its first touch, about 12 us on
-** a virtual machine like the one this was measured on, where a 48 MB
-** buffer took 340 ms to touch in 4 KB pages and 14 ms in 2 MB ones.  A
-** chunk's calls, its columns, a timeline's answer are such blocks. */
+** them on request (transparent huge pages in "madvise" mode, as on the
+** kernel this was measured on): a 4 KB page costs a fault at its first
+** touch, about 12 us on that virtual machine, where a 48 MB buffer took
+** 340 ms to touch in 4 KB pages and 14 ms in 2 MB ones.  A chunk's calls,
+** its columns, a timeline's answer are such blocks. */
 #define HUGE_MIN  ((size_t)4 << 20)
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 static void *adviseHuge(void *p, size_t n){
