@@ -774,7 +774,9 @@ static int jsonKind(JsonCtx *x, uint8_t *pKind){
 /* An event takes at least 16 bytes of text ([0,0,0,0,"exit"] and a
 ** comma): the events array is sized once from the text left, up to this
 ** many events (128 MB of address space, touched only as events fill it),
-** not doubled and copied as a chunk's million events arrive. */
+** not doubled and copied as a chunk's million events arrive.  The text
+** left may be mostly other keys: where that guess cannot be allocated (a
+** heap limit), the array grows as before instead of failing. */
 #define FNT_JSON_EVENTS_AHEAD ((size_t)4 << 20)
 
 /* events: [[thread, seq_no, t_ns, function_index, kind], ...] -- the hot
@@ -789,8 +791,7 @@ static int jsonEvents(JsonCtx *x, size_t *pnEvent){
     sqlite3_free(pJ->aEvent);              /* nothing in it to keep */
     pJ->nEventAlloc = 0;
     pJ->aEvent = sqlite3_malloc64((sqlite3_uint64)nAhead*sizeof(fnt_event));
-    if( pJ->aEvent==0 ) return jsonNomem(x);
-    pJ->nEventAlloc = nAhead;
+    if( pJ->aEvent ) pJ->nEventAlloc = nAhead;   /* else jsonGrow's doubling */
   }
   while( !bEmpty && bMore ){
     uint64_t v[4];

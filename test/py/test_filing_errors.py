@@ -510,3 +510,44 @@ def test_directonly(db):
     with pytest.raises(sqlite3.Error, match="unsafe use of fnt_file_profile"):
         db.execute("INSERT INTO t VALUES (?)", (json.dumps(SPEC_PROFILE),))
     assert counts(db) == (0, 0)
+
+
+
+# Run in a child: SQLite's hard heap limit is the process's, and the pragma
+# cannot raise it again.
+HEAP_LIMIT_CHILD = r"""
+import sqlite3, sys
+ext, wh, path = sys.argv[1:4]
+text = open(path).read()
+conn = sqlite3.connect(":memory:")
+conn.enable_load_extension(True)
+conn.load_extension(ext)
+conn.execute("SELECT fnt_open(?)", (wh,))
+conn.execute("PRAGMA hard_heap_limit=%d" % (9 * len(text) // 2))
+print(conn.execute("SELECT fnt_file_chunk(?)", (text,)).fetchone()[0],
+      conn.execute("SELECT count(*) FROM fn_trace_events").fetchone()[0])
+"""
+
+
+def test_events_estimate_beyond_a_heap_limit(tmp_path):
+    # The events array is sized from the text after "events"; here that text
+    # is mostly functions (5 MB of symbols no event uses), so the guess is
+    # ~10 MB.  Under a heap limit that cannot hold it (4.5x the text: the
+    # text's copy and the parser's strings fit) the array must grow as it
+    # fills instead, and the chunk be filed; the guess alone failed below 6x.
+    import subprocess
+    import sys
+    doc = {k: v for k, v in chunk().items() if k not in ("functions", "events")}
+    doc["events"] = SPEC_CHUNK["events"]
+    doc["functions"] = SPEC_CHUNK["functions"] + [
+        {"symbol": "pad_%05d_%s" % (i, "x" * 1000), "stable_id": None, "local": False}
+        for i in range(5000)]
+    text = json.dumps(doc)
+    assert text.index('"events"') < text.index('"functions"')
+    path = tmp_path / "chunk.json"
+    path.write_text(text)
+    wh = str(tmp_path / "wh")
+    out = subprocess.run([sys.executable, "-c", HEAP_LIMIT_CHILD, EXT, wh, str(path)],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", str(len(SPEC_CHUNK["events"]))], out.stdout
