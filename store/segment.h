@@ -151,7 +151,9 @@ typedef struct fnt_segment {
   char *path;            /* relative, the cache key */
   uint64_t path_hash;    /* fnt_hash of path: the cache compares it first */
   char *full_path;       /* for messages */
-  int fd;
+  int fd;                /* -1 once the file is read whole into `image` */
+  uint8_t *image;        /* a small file's bytes, read with one pread */
+  uint64_t size;         /* the file's size in bytes */
   int refs;
   uint64_t serial;       /* this handle's number for it, never reused */
   size_t bytes;          /* about what the parsed footer holds in memory */

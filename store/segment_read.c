@@ -59,6 +59,7 @@ static void segmentFree(fnt_segment *s){
   uint32_t i;
   if( s==0 ) return;
   fnt_io_close(s->fd);
+  fnt_free(s->image);
   for(i=0; i<s->ncols; i++) ownedFree(s->cols[i].const_value);
   fnt_free(s->func_text);
   fnt_free(s->chunk_all);
@@ -299,6 +300,27 @@ static void footerDone(fnt_store *st){
   }
 }
 
+/* Files up to this size are read whole with one pread when opened, and
+** their chunks then come from memory: a warehouse of many small chunks
+** (a file of a 500-event chunk is ~1 KB) otherwise pays a syscall for
+** the trailer, the footer, the function table and every chunk. */
+#define SEG_IMAGE_MAX ((uint64_t)64 << 10)
+
+/* n bytes of the file at off: from its image, else with pread.
+** @return 0, or -1 when they lie beyond the file or cannot be read. */
+static int segRead(const fnt_segment *s, void *dst, size_t n, uint64_t off){
+  if( s->image==0 ) return fnt_io_pread(s->fd, dst, n, off);
+  if( off>s->size || n>s->size-off ) return -1;
+  memcpy(dst, s->image+off, n);
+  return 0;
+}
+
+/* The stored bytes of chunk c when the file is in memory, else NULL. */
+static const uint8_t *imageChunk(const fnt_segment *s, const fnt_seg_chunk *c){
+  if( s->image==0 || c->offset>s->size || c->stored_len>s->size-c->offset ) return 0;
+  return s->image + c->offset;
+}
+
 static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
                        fnt_segment **out){
   fnt_segment *s;
@@ -326,9 +348,21 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
     segmentFree(s);
     return rc;
   }
-  if( fnt_io_file_size(s->fd, &size) || size<8+FNT_SEG_TRAILER
-   || fnt_io_pread(s->fd, trailer, 8, 0) || memcmp(trailer, segMagic, 8)!=0
-   || fnt_io_pread(s->fd, trailer, FNT_SEG_TRAILER, size-FNT_SEG_TRAILER) ){
+  if( fnt_io_file_size(s->fd, &size)==0 && size<=SEG_IMAGE_MAX && size>0 ){
+    s->image = fnt_malloc((size_t)size);
+    s->size = size;
+    if( s->image && fnt_io_pread(s->fd, s->image, (size_t)size, 0)==0 ){
+      fnt_io_close(s->fd);
+      s->fd = -1;
+    }else{
+      fnt_free(s->image);                /* read by parts, as a large one */
+      s->image = 0;
+    }
+  }
+  s->size = size;
+  if( size<8+FNT_SEG_TRAILER
+   || segRead(s, trailer, 8, 0) || memcmp(trailer, segMagic, 8)!=0
+   || segRead(s, trailer, FNT_SEG_TRAILER, size-FNT_SEG_TRAILER) ){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a fntrace segment, or truncated "
                  "(%llu bytes)",
                  s->full_path, (unsigned long long)size);
@@ -361,7 +395,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
     rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     goto fail;
   }
-  if( fnt_io_pread(s->fd, stored, (size_t)slen, size-FNT_SEG_TRAILER-slen)
+  if( segRead(s, stored, (size_t)slen, size-FNT_SEG_TRAILER-slen)
    || fnt_hash(stored, (size_t)slen)!=fsum
    || fnt_block_decompress(&st->zdctx, slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
                            stored, (size_t)slen, footer, (size_t)flen) ){
@@ -371,7 +405,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   }
   r.p = footer; r.end = footer+flen; r.ok = 1;
   /* Parsed, a footer takes about twice its bytes (texts, descriptors). */
-  s->bytes = 2*(size_t)flen + sizeof(*s);
+  s->bytes = 2*(size_t)flen + sizeof(*s) + (s->image ? (size_t)size : 0);
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
   rc = parseFooter(s, &r, size-FNT_SEG_TRAILER-slen);
   if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
@@ -604,7 +638,8 @@ static const uint8_t *groupChunk(fnt_store *st, const fnt_segment *s,
 
 static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
                      int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw){
-  const uint8_t *stored = rg>=0 ? groupChunk(st, s, (uint32_t)rg, c) : 0;
+  const uint8_t *stored = s->image ? imageChunk(s, c)
+                        : rg>=0 ? groupChunk(st, s, (uint32_t)rg, c) : 0;
   scratch->len = 0;
   raw->len = 0;
   if( (stored==0 && fnt_buf_reserve(scratch, (size_t)c->stored_len))
@@ -612,7 +647,7 @@ static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c
     return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
   }
   if( stored==0 ){
-    if( fnt_io_pread(s->fd, scratch->data, (size_t)c->stored_len, c->offset) ){
+    if( segRead(s, scratch->data, (size_t)c->stored_len, c->offset) ){
       return chunkErr(st, s, rg, field, "cannot read column chunk (truncated?)");
     }
     stored = scratch->data;
