@@ -110,6 +110,16 @@ int fnt_io_exists(const char *path);            /* 1, 0, or -1 on error */
 ** dies. */
 int fnt_io_lock_dir(const char *dir);
 void fnt_io_unlock(int fd);
+/* Calls fn(ctx, dirfd, name, path, regular) for every file under folder
+** `rel` of folder `root`, recursively (folders are walked, not passed;
+** symbolic links are files): `dirfd` is its folder's, for fstatat, `path`
+** its path relative to root, `regular` 1 for a regular file; fn returns
+** 0 to go on, or a positive value to stop the walk, which returns it.
+** @return 0 once done, that value, or -1 with errno when a folder cannot
+** be read (ENOENT: `rel` is absent). */
+typedef int (*fnt_io_walk_fn)(void *ctx, int dirfd, const char *name,
+                              const char *path, int regular);
+int fnt_io_walk(const char *root, const char *rel, fnt_io_walk_fn fn, void *ctx);
 
 /* ---- codec.c */
 void fnt_put_varint_grow(fnt_buf *b, uint64_t v);
@@ -409,6 +419,15 @@ uint64_t fnt_snapshot_floor(fnt_store *st);
 /* Writes the decimal `id` to catalog/NAME atomically (durably when
 ** `synced`): 0, or -1 with errno. */
 int fnt_catalog_note(fnt_store *st, const char *name, uint64_t id, int synced);
+
+/* ---- verify.c: reads everything the segment of manifest entry `e`
+** holds, as its readers do: the footer, its table and rows against the
+** entry's, every chunk of every row group (checksum, decompression) and
+** its decoding by the table's reader, and a calls file's stacks and
+** level-of-detail chunks.  *size is the file's size (0 when it does not
+** open).  @return FNT_OK or the first problem's code, its message naming
+** the file. */
+int fnt_segment_verify(fnt_store *st, const fnt_entry *e, uint64_t *size);
 
 /* ---- scan.c: a scan of exactly these files of the snapshot (all rows, all
 ** columns), for compaction and checks. */

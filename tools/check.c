@@ -6,11 +6,11 @@
 **
 ** What is verified, per snapshot: its catalog file (checksum, decodes, its id
 ** matches its name); each manifest it lists (present, checksum, decodes);
-** each segment those list (present, the listed size, footer checksum, the
-** table and row count the manifest claims, and the checksum and
-** decompression of every column chunk of every row group); then a full scan
-** of every column of the three tables through the public API, which decodes
-** every chunk as a query would.  Problems are printed one per line, naming
+** each segment those list, read once (present, the listed size, footer
+** checksum, the table and row count the manifest claims, every column
+** chunk of every row group checksummed, decompressed and decoded by the
+** table's reader as a query would, a calls file's stacks and level of
+** detail parsed).  Problems are printed one per line, naming
 ** the file.  Files that no retained snapshot references are listed with
 ** their sizes and where they come from, but are not problems (they are
 ** never read): left by a failed or crashed commit (anything in tmp/, a
@@ -23,8 +23,8 @@
 ** commit in progress in another process shows as a failed one.
 **
 ** The store has no public "list what a snapshot references" or "verify a
-** segment completely" call, so this file reads the store's internal headers
-** (metadata decoding, segment footers): a maintenance tool bound to the
+** segment completely" call, so this file uses the store's internal headers
+** (metadata decoding, fnt_segment_verify): a maintenance tool bound to the
 ** format, like FORMAT.md itself.
 */
 #include <dirent.h>
@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,9 +57,7 @@ static int cmpStr(const void *a, const void *b){
   return strcmp(*(char *const*)a, *(char *const*)b);
 }
 static size_t pathHash(const char *p){
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for(; *p; p++){ h ^= (unsigned char)*p; h *= 0x100000001b3ULL; }
-  return (size_t)(h ^ (h >> 31));
+  return (size_t)fnt_hash(p, strlen(p));
 }
 static void noMem(void){ fprintf(stderr, "fnt check: out of memory\n"); exit(1); }
 /* The slot of p: where it is, or the empty one where it would go. */
@@ -93,6 +92,14 @@ static void setSort(path_set *s){
 static int setHas(const path_set *s, const char *p){
   return s->nslot && *setSlot(s, p)!=0;
 }
+/* Moves the strings of src that dst lacks into dst; empties src. */
+static void setMerge(path_set *dst, path_set *src){
+  size_t i;
+  for(i=0; i<src->n; i++){
+    if( !setHas(dst, src->v[i]) ) setAdd(dst, src->v[i]);
+  }
+}
+
 static void setFree(path_set *s){
   size_t i;
   for(i=0; i<s->n; i++) free(s->v[i]);
@@ -101,6 +108,11 @@ static void setFree(path_set *s){
   memset(s, 0, sizeof(*s));
 }
 
+/* Snapshot files decoded ahead of their turn: a snapshot lists the
+** files of up to 16 snapshots before it as manifests (their own entries,
+** until merged), and checking newest first reads those first. */
+#define CHECK_EARLY 64
+
 typedef struct checker {
   fnt_store *st;
   const char *dir;
@@ -108,9 +120,10 @@ typedef struct checker {
   path_set referenced;       /* every file a decodable snapshot lists */
   path_set verified;         /* segments and manifests already verified */
   path_set seenMan;          /* manifests read (every snapshot repeats most) */
-  path_set scannedMan;       /* manifests whose segments a full scan has read */
-  path_set snapMan;          /* the manifests of the snapshot being checked */
   path_set expired;          /* unreferenced files of expired snapshots */
+  fnt_catalog early[CHECK_EARLY];  /* snapshot files read as a newer one's
+                             ** manifest, kept for their own turn */
+  size_t nEarly;
   uint64_t oldest;           /* the oldest retained snapshot id */
   struct timespec oldest_mtime;   /* when that snapshot was committed */
   int has_oldest_mtime;
@@ -163,53 +176,76 @@ static const char *why(checker *c){
   return m;
 }
 
-/* Verifies one segment completely: presence, size, footer, every chunk. */
+/* Verifies one segment completely, in one open (fnt_segment_verify):
+** present, of the listed size, its footer, table and rows, every chunk
+** read and decoded as a query would. */
 static void checkSegment(checker *c, const fnt_entry *e){
-  char *full;
-  struct stat sb;
-  fnt_segment *seg = 0;
-  fnt_buf scratch = {0}, raw = {0};
-  uint32_t g, k;
+  uint64_t size = 0;
+  int rc;
   if( setHas(&c->verified, e->path) ) return;
   setAdd(&c->verified, e->path);
   c->segments++;
-  full = fnt_path_join(c->st, e->path);
-  if( full==0 ){ problem(c, e->path, "out of memory"); return; }
-  if( stat(full, &sb)!=0 ){
-    problem(c, e->path, "listed segment %s", errno==ENOENT ? "is missing" : strerror(errno));
-    fnt_free(full);
-    return;
-  }
-  fnt_free(full);
-  c->bytes += (uint64_t)sb.st_size;
   c->rows += e->rows;
-  if( (uint64_t)sb.st_size!=e->file_size ){
-    problem(c, e->path, "%lld bytes, the manifest lists %llu",
-            (long long)sb.st_size, (unsigned long long)e->file_size);
+  rc = fnt_segment_verify(c->st, e, &size);
+  c->bytes += size;
+  if( size && size!=e->file_size ){
+    problem(c, e->path, "%llu bytes, the manifest lists %llu",
+            (unsigned long long)size, (unsigned long long)e->file_size);
   }
-  if( fnt_segment_open(c->st, e->path, &seg) ){
-    problem(c, e->path, "%s", why(c));
+  if( rc ) problem(c, e->path, "%s", why(c));
+}
+
+/* Notes manifest m, read from `rel`, and what it lists as referenced;
+** verifies its segments when `verify`. */
+static void listManifest(checker *c, const char *rel, const fnt_manifest *m,
+                         int verify){
+  size_t i;
+  setAdd(&c->seenMan, rel);
+  setAdd(&c->referenced, rel);
+  for(i=0; i<m->n; i++) setAdd(&c->referenced, m->entries[i].path);
+  if( verify ){
+    c->manifests++;
+    for(i=0; i<m->n; i++) checkSegment(c, &m->entries[i]);
+  }
+}
+
+/* Reads and decodes snapshot file `rel`: 0, or -1 (a problem when
+** `verify`). */
+static int readCatalog(checker *c, const char *rel, fnt_catalog *cat, int verify){
+  uint8_t *data = 0;
+  size_t n = 0;
+  if( readRel(c, rel, &data, &n) ){
+    if( verify ) problem(c, rel, "cannot be read: %s", strerror(errno));
+    return -1;
+  }
+  if( fnt_catalog_decode(c->st, rel, data, n, cat) ){
+    if( verify ) problem(c, rel, "%s", why(c));
+    fnt_free(data);
+    return -1;
+  }
+  fnt_free(data);
+  return 0;
+}
+
+/* A snapshot file listed as a manifest (format 3: the entries it adds
+** itself) is decoded whole, and kept for its own turn when it has one. */
+static void checkListedCatalog(checker *c, const char *rel, int verify){
+  fnt_catalog cat;
+  if( readCatalog(c, rel, &cat, verify) ) return;
+  if( cat.delta==0 || strcmp(cat.delta->path, rel)!=0 ){
+    if( verify ){
+      problem(c, rel, "is listed as a manifest but does not hold the entries "
+              "of snapshot %s", rel);
+    }
+    fnt_catalog_clear(&cat);
     return;
   }
-  if( seg->table!=e->table ){
-    problem(c, e->path, "holds table %u, the manifest says %u", seg->table, e->table);
+  listManifest(c, rel, cat.delta, verify);
+  if( cat.id>=c->oldest && c->nEarly<CHECK_EARLY ){
+    c->early[c->nEarly++] = cat;
+  }else{
+    fnt_catalog_clear(&cat);
   }
-  if( seg->nrows!=e->rows ){
-    problem(c, e->path, "holds %llu rows, the manifest says %llu",
-            (unsigned long long)seg->nrows, (unsigned long long)e->rows);
-  }
-  for(g=0; g<seg->nrg; g++){
-    for(k=0; k<seg->ncols; k++){
-      const fnt_seg_col *col = &seg->cols[k];
-      if( col->chunk_index<0 ) continue;
-      if( fnt_segment_read_chunk(c->st, seg, g, col, &scratch, &raw) ){
-        problem(c, e->path, "%s", why(c));
-      }
-    }
-  }
-  fnt_buf_free(&scratch);
-  fnt_buf_free(&raw);
-  fnt_segment_release(c->st, seg);
 }
 
 /* Decodes a manifest; verifies its segments when `verify`.  Each manifest
@@ -217,98 +253,160 @@ static void checkSegment(checker *c, const fnt_entry *e){
 ** comes before any that is not (only the newest, without --all). */
 static void checkManifest(checker *c, const char *rel, int verify){
   uint8_t *data = 0;
-  size_t n = 0, i;
+  size_t n = 0;
   fnt_manifest *m = 0;
-  if( verify ) setAdd(&c->snapMan, rel);
   if( setHas(&c->seenMan, rel) ) return;
   setAdd(&c->seenMan, rel);
   setAdd(&c->referenced, rel);
+  if( strncmp(rel, FNT_DIR_CATALOG "/", sizeof(FNT_DIR_CATALOG))==0 ){
+    checkListedCatalog(c, rel, verify);
+    return;
+  }
   if( readRel(c, rel, &data, &n) ){
     if( verify ) problem(c, rel, "listed manifest cannot be read: %s", strerror(errno));
     return;
   }
-  if( fnt_manifest_decode_listed(c->st, rel, rel, data, n, &m) ){
+  if( fnt_manifest_decode(c->st, rel, data, n, &m) ){
     if( verify ) problem(c, rel, "%s", why(c));
     fnt_free(data);
     return;
   }
   fnt_free(data);
-  for(i=0; i<m->n; i++) setAdd(&c->referenced, m->entries[i].path);
-  if( verify ){
-    c->manifests++;
-    for(i=0; i<m->n; i++) checkSegment(c, &m->entries[i]);
-  }
+  listManifest(c, rel, m, verify);
   fnt_manifest_free(m);
-}
-
-/* Reads every row, every column, of every table of snapshot `id` through
-** the public API: the decoders run over every chunk, as a query's would. */
-static void scanSnapshot(checker *c, uint64_t id, const char *catRel){
-  fnt_snapshot *snap = 0;
-  int t;
-  if( fnt_snapshot_at(c->st, id, &snap) ){
-    problem(c, catRel, "snapshot %llu does not load: %s", (unsigned long long)id, why(c));
-    return;
-  }
-  for(t=0; t<3; t++){
-    fnt_predicate p;
-    fnt_scan *sc = 0;
-    int rc;
-    fnt_predicate_init(&p);
-    p.ordered = 1;
-    rc = fnt_scan_open(snap, (fnt_table)t, &p, &sc);
-    while( rc==FNT_OK && (rc = fnt_scan_next(sc))==1 ) rc = FNT_OK;
-    if( rc<0 ){
-      const char *m = fnt_errmsg(c->st);
-      char where[64];
-      snprintf(where, sizeof(where), "snapshot %llu, %s", (unsigned long long)id,
-               fnt_table_name((fnt_table)t));
-      report(c, where, m[0] ? m : fnt_strerror(rc));
-    }
-    fnt_scan_close(sc);
-  }
-  fnt_snapshot_release(snap);
 }
 
 /* Decodes catalog version `id`; verifies it and what it lists when `verify`. */
 static void checkCatalog(checker *c, uint64_t id, int verify){
   char rel[64];
-  uint8_t *data = 0;
-  size_t n = 0, i;
+  size_t i;
   fnt_catalog cat;
   fnt_catalog_name(id, rel);
   setAdd(&c->referenced, rel);
-  if( readRel(c, rel, &data, &n) ){
-    if( verify ) problem(c, rel, "cannot be read: %s", strerror(errno));
+  for(i=0; i<c->nEarly && c->early[i].id!=id; i++){}
+  if( i<c->nEarly ){
+    cat = c->early[i];                       /* decoded ahead of its turn */
+    c->early[i] = c->early[--c->nEarly];
+  }else if( readCatalog(c, rel, &cat, verify) ){
     return;
   }
-  if( fnt_catalog_decode(c->st, rel, data, n, &cat) ){
-    if( verify ) problem(c, rel, "%s", why(c));
-    fnt_free(data);
-    return;
-  }
-  fnt_free(data);
   if( verify ){
     c->snapshots++;
     if( cat.id!=id ){
       problem(c, rel, "holds snapshot id %llu", (unsigned long long)cat.id);
     }
   }
-  for(i=0; i<cat.n_manifests; i++) checkManifest(c, cat.manifest_paths[i], verify);
-  fnt_catalog_clear(&cat);
-  if( verify ){
-    /* Scanning is the costly part: a snapshot all of whose manifests a newer
-    ** snapshot's scan has read (a commit usually adds one manifest to its
-    ** parent's list) is not scanned again -- its files are verified chunk
-    ** by chunk all the same. */
-    int fresh = c->snapMan.n==0;
-    for(i=0; i<c->snapMan.n && !fresh; i++) fresh = !setHas(&c->scannedMan, c->snapMan.v[i]);
-    if( fresh ){
-      scanSnapshot(c, id, rel);
-      for(i=0; i<c->snapMan.n; i++) setAdd(&c->scannedMan, c->snapMan.v[i]);
+  for(i=0; i<cat.n_manifests; i++){
+    /* The entries the snapshot adds itself (format 3) are listed as a
+    ** manifest named after it: decoded already, not read again. */
+    const char *man = cat.manifest_paths[i];
+    if( cat.delta && strcmp(man, rel)==0 ){
+      if( !setHas(&c->seenMan, man) ) listManifest(c, man, cat.delta, verify);
+    }else{
+      checkManifest(c, man, verify);
     }
-    setFree(&c->snapMan);
   }
+  fnt_catalog_clear(&cat);
+}
+
+/* The files under data/, metadata/ and tmp/, as a walk found them. */
+typedef struct file_list {
+  char **path;               /* relative to the warehouse */
+  uint8_t *regular;          /* per file: 1 for a regular file */
+  size_t n, cap;
+} file_list;
+
+static int listVisit(void *ctx, int dirfd, const char *name, const char *rel,
+                     int regular){
+  file_list *l = ctx;
+  (void)dirfd; (void)name;
+  if( l->n==l->cap ){
+    l->cap = l->cap ? 2*l->cap : 1024;
+    l->path = realloc(l->path, l->cap*sizeof(char*));
+    l->regular = realloc(l->regular, l->cap);
+    if( l->path==0 || l->regular==0 ) noMem();
+  }
+  l->path[l->n] = strdup(rel);
+  if( l->path[l->n]==0 ) noMem();
+  l->regular[l->n++] = (uint8_t)regular;
+  return 0;
+}
+
+static void listFiles(const char *dir, file_list *l){
+  static const char *const top[] = {FNT_DIR_DATA, FNT_DIR_METADATA, FNT_DIR_TMP};
+  int i;
+  for(i=0; i<3; i++) fnt_io_walk(dir, top[i], listVisit, l);  /* tmp/ may be absent */
+}
+
+static void listFree(file_list *l){
+  size_t i;
+  for(i=0; i<l->n; i++) free(l->path[i]);
+  free(l->path);
+  free(l->regular);
+  memset(l, 0, sizeof(*l));
+}
+
+/* The references of the snapshots that are not verified, collected on a
+** thread of their own (with a handle of its own) while the verified one's
+** files are read, and the warehouse's files listed after them: at 20,000
+** runs, verifying the 40,000 segments, reading 20,000 snapshot files and
+** walking 40,000 folders take about a second each, mostly in the kernel. */
+typedef struct refs_job {
+  checker c;
+  const uint64_t *ids;      /* the snapshots, ascending */
+  size_t n;
+  file_list files;
+} refs_job;
+
+static void *collectRefs(void *arg){
+  refs_job *j = arg;
+  size_t i;
+  for(i=j->n; i>0; i--) checkCatalog(&j->c, j->ids[i-1], 0);
+  listFiles(j->c.dir, &j->files);
+  return 0;
+}
+
+/* Frees what a checker holds but its handle. */
+static void checkerFree(checker *c){
+  size_t i;
+  setFree(&c->referenced);
+  setFree(&c->verified);
+  setFree(&c->seenMan);
+  setFree(&c->expired);
+  for(i=0; i<c->nEarly; i++) fnt_catalog_clear(&c->early[i]);
+  c->nEarly = 0;
+}
+
+/* Verifies the newest snapshot (or all of them), collects what every
+** retained snapshot references, so that none of their files counts as
+** stray, and lists the files there are into *files.  ids[0..n) ascending. */
+static void checkSnapshots(checker *c, const uint64_t *ids, size_t n, int all,
+                           file_list *files){
+  refs_job job;
+  pthread_t th;
+  int threaded = 0;
+  size_t i;
+  memset(&job, 0, sizeof(job));
+  if( !all && n>1 && fnt_open(c->dir, 0, &job.c.st)==FNT_OK ){
+    job.c.dir = c->dir;
+    job.c.oldest = c->oldest;
+    job.ids = ids;
+    job.n = n-1;
+    threaded = pthread_create(&th, 0, collectRefs, &job)==0;
+  }
+  for(i=n; i>0; i--){
+    if( threaded && i<n ) break;              /* the others are the job's */
+    checkCatalog(c, ids[i-1], all || i==n);
+  }
+  if( threaded ){
+    pthread_join(th, 0);
+    setMerge(&c->referenced, &job.c.referenced);
+    *files = job.files;
+  }else{
+    listFiles(c->dir, files);
+  }
+  checkerFree(&job.c);
+  fnt_close(job.c.st);
 }
 
 /* The ids of catalog/v<20 digits>, ascending; other names go to `odd`. */
@@ -429,54 +527,46 @@ static stray_origin strayOrigin(const checker *c, const char *rel,
   return STRAY_FAILED;
 }
 
-/* Lists, recursively, the files under `rel` that nothing references. */
-static void listStray(checker *c, const char *rel, uint64_t *count, uint64_t *bytes){
-  char *full = fnt_path_join(c->st, rel);
-  DIR *d = full ? opendir(full) : 0;
-  struct dirent *e;
-  fnt_free(full);
-  if( d==0 ) return;             /* tmp/ may be absent: nothing to list */
-  while( (e = readdir(d))!=0 ){
-    char child[1200];
-    struct stat sb;
-    if( strcmp(e->d_name, ".")==0 || strcmp(e->d_name, "..")==0 ) continue;
-    snprintf(child, sizeof(child), "%s/%s", rel, e->d_name);
-    /* A listed file needs no stat (most of a warehouse's files are): an
-    ** entry's type comes from readdir where the file system gives it, else
-    ** from a stat relative to the folder, not a walk of the whole path. */
-    if( e->d_type==DT_REG && setHas(&c->referenced, child) ) continue;
-    if( e->d_type==DT_DIR ){
-      listStray(c, child, count, bytes);
-      continue;
-    }
-    if( fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW)==0 ){
-      if( S_ISDIR(sb.st_mode) ){
-        listStray(c, child, count, bytes);
-      }else if( !setHas(&c->referenced, child) ){
-        stray_origin o = strayOrigin(c, child, &sb);
-        if( cli_g.quiet ){
-          /* -q: problems only */
-        }else if( cli_g.json ){
-          char path[1400];
-          snprintf(path, sizeof(path), "%s/%s", c->dir, child);
-          cli_json_begin();
-          cli_json_str("unreferenced", path);
-          cli_json_int("bytes", (long long)sb.st_size);
-          cli_json_str("origin", o==STRAY_FAILED ? "failed-commit"
-                       : o==STRAY_EXPIRED ? "expired-snapshot" : "foreign");
-          cli_json_str("why", strayWhy[o]);
-          cli_json_end();
-        }else{
-          printf("unreferenced %s/%s (%lld bytes): %s\n", c->dir, child,
-                 (long long)sb.st_size, strayWhy[o]);
-        }
-        c->strays[o]++;
-        (*count)++;
-        *bytes += (uint64_t)sb.st_size;
-      }
-    }
+/* Prints one unreferenced file and counts it. */
+static void strayFound(checker *c, const char *rel, const struct stat *sb,
+                       uint64_t *count, uint64_t *bytes){
+  stray_origin o = strayOrigin(c, rel, sb);
+  if( cli_g.quiet ){
+    /* -q: problems only */
+  }else if( cli_g.json ){
+    char path[1400];
+    snprintf(path, sizeof(path), "%s/%s", c->dir, rel);
+    cli_json_begin();
+    cli_json_str("unreferenced", path);
+    cli_json_int("bytes", (long long)sb->st_size);
+    cli_json_str("origin", o==STRAY_FAILED ? "failed-commit"
+                 : o==STRAY_EXPIRED ? "expired-snapshot" : "foreign");
+    cli_json_str("why", strayWhy[o]);
+    cli_json_end();
+  }else{
+    printf("unreferenced %s/%s (%lld bytes): %s\n", c->dir, rel,
+           (long long)sb->st_size, strayWhy[o]);
   }
-  closedir(d);
+  c->strays[o]++;
+  (*count)++;
+  *bytes += (uint64_t)sb->st_size;
+}
+
+/* Prints the listed files that nothing references: a referenced one
+** needs no stat (most of a warehouse's files are). */
+static void listStray(checker *c, const file_list *l, uint64_t *count,
+                      uint64_t *bytes){
+  size_t i;
+  for(i=0; i<l->n; i++){
+    char *full;
+    struct stat sb;
+    if( l->regular[i] && setHas(&c->referenced, l->path[i]) ) continue;
+    full = fnt_path_join(c->st, l->path[i]);
+    if( full && lstat(full, &sb)==0 && !setHas(&c->referenced, l->path[i]) ){
+      strayFound(c, l->path[i], &sb, count, bytes);
+    }
+    fnt_free(full);
+  }
 }
 
 static void usage(FILE *out){
@@ -523,6 +613,7 @@ int cmd_check(int argc, char **argv){
   uint64_t *ids, strayN = 0, strayBytes = 0;
   size_t nIds, i;
   path_set odd = {0};
+  file_list files = {0};
   optind = 1;
   while( (ch = getopt_long(argc, argv, "ah", opts, 0))!=-1 ){
     switch( ch ){
@@ -567,13 +658,7 @@ int cmd_check(int argc, char **argv){
     }
     fnt_free(cf);
   }
-  /* Verify the newest (or all), and collect the references of every
-  ** retained snapshot, so that none of their files counts as stray. */
-  for(i=nIds; i>0; i--){
-    int verify = all || i==nIds;
-    checkCatalog(&c, ids[i-1], verify);
-  }
-  setSort(&c.referenced);   /* once: lookups go through the hash index */
+  checkSnapshots(&c, ids, nIds, all, &files);
   findExpired(&c);
   for(i=0; i<odd.n && !cli_g.quiet; i++){
     if( cli_g.json ){
@@ -588,9 +673,8 @@ int cmd_check(int argc, char **argv){
       printf("unreferenced %s/%s (not a snapshot file)\n", c.dir, odd.v[i]);
     }
   }
-  listStray(&c, FNT_DIR_DATA, &strayN, &strayBytes);
-  listStray(&c, FNT_DIR_METADATA, &strayN, &strayBytes);
-  listStray(&c, FNT_DIR_TMP, &strayN, &strayBytes);
+  listStray(&c, &files, &strayN, &strayBytes);
+  listFree(&files);
   if( cli_g.quiet ){
     /* -q: problems only; the exit status says the rest */
   }else if( cli_g.json ){
@@ -627,12 +711,7 @@ int cmd_check(int argc, char **argv){
   }
   free(ids);
   setFree(&odd);
-  setFree(&c.referenced);
-  setFree(&c.verified);
-  setFree(&c.seenMan);
-  setFree(&c.scannedMan);
-  setFree(&c.snapMan);
-  setFree(&c.expired);
+  checkerFree(&c);
   fnt_close(c.st);
   return c.problems ? 1 : 0;
 }

@@ -4,7 +4,10 @@
 ** manifest, snapshot) gives a clear error naming the file, never a crash
 ** and never wrong rows; so does a flipped byte in a calls segment's
 ** functions chunk, for the readers that load it and for fnt_heat, which
-** reads it to name a key.
+** reads it to name a key.  fnt_segment_verify (what `fnt check` runs on
+** every file) passes every file of the sound warehouse and names the part
+** of a calls file that a flipped byte broke: a row group's chunk, its
+** stacks chunk or its level-of-detail chunk, which no query reads whole.
 */
 #include <string.h>
 #include <sys/stat.h>
@@ -63,6 +66,82 @@ static void damage(const char *path, int mode){
   fseek(f, pos, SEEK_SET);
   fputc(c ^ 0x20, f);
   fclose(f);
+}
+
+/* xors the byte at `off` of `path` with 0x20. */
+static void flipAt(const char *path, uint64_t off){
+  FILE *f = fopen(path, "r+b");
+  int c;
+  if( f==0 ){ t_failures++; return; }
+  fseek(f, (long)off, SEEK_SET);
+  c = fgetc(f);
+  fseek(f, (long)off, SEEK_SET);
+  fputc(c ^ 0x20, f);
+  fclose(f);
+}
+
+/* fnt_segment_verify of every file the current snapshot of `dir` lists,
+** on a fresh handle (its cache holds no bytes read before a damage): the
+** first error's code, its message in msg. */
+static int verifyAll(const char *dir, char *msg, size_t msgLen){
+  fnt_store *st = 0;
+  fnt_snapshot *s = 0;
+  size_t i, j;
+  uint64_t size;
+  int rc = fnt_open(dir, 0, &st);
+  msg[0] = 0;
+  if( rc==FNT_OK ) rc = fnt_snapshot_current(st, &s);
+  for(i=0; rc==FNT_OK && i<s->n_manifests; i++){
+    for(j=0; rc==FNT_OK && j<s->manifests[i]->n; j++){
+      rc = fnt_segment_verify(st, &s->manifests[i]->entries[j], &size);
+    }
+  }
+  if( rc && st ) snprintf(msg, msgLen, "%s", fnt_errmsg(st));
+  fnt_snapshot_release(s);
+  fnt_close(st);
+  return rc;
+}
+
+/* Damages, in a fresh copy of `dir`, the middle byte of one part of the
+** calls file of run `run` (0: row group 0's first chunk, 1: the stacks
+** chunk, 2: the level-of-detail chunk), then expects fnt_segment_verify
+** to fail naming the file and `part`. */
+static void verifyDamage(const char *dir, const char *copy, const char *run,
+                         int which, const char *part){
+  char cmd[2048], path[1024], rel[1100], msg[1200];
+  const char *base;
+  fnt_store *st = 0;
+  fnt_segment *seg = 0;
+  const fnt_seg_chunk *c = 0;
+  uint64_t off = 0;
+  FILE *p;
+  int rc;
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s' && "
+           "find '%s/data/fn_trace_calls/p=%s' -type f | sort | tail -1",
+           copy, dir, copy, copy, run);
+  p = popen(cmd, "r");
+  if( !p || !fgets(path, sizeof(path), p) ){ t_failures++; if( p ) pclose(p); return; }
+  pclose(p);
+  path[strcspn(path, "\n")] = 0;
+  base = strrchr(path, '/') ? strrchr(path, '/')+1 : path;
+  snprintf(rel, sizeof(rel), "data/fn_trace_calls/p=%s/%s", run, base);
+  CHECK_RC(st, fnt_open(copy, 0, &st), FNT_OK);
+  CHECK_RC(st, fnt_segment_open(st, rel, &seg), FNT_OK);
+  if( seg ){
+    c = which==0 ? &seg->rgs[0].chunks[0] : which==1 ? &seg->stacks : &seg->lod;
+    CHECK(which!=1 || seg->has_stacks);
+    CHECK(which!=2 || seg->has_lod);
+    off = c->offset + c->stored_len/2;
+    fnt_segment_release(st, seg);
+  }
+  fnt_close(st);
+  flipAt(path, off);
+  rc = verifyAll(copy, msg, sizeof(msg));
+  if( rc!=FNT_E_CORRUPT || !strstr(msg, base) || !strstr(msg, part) ){
+    fprintf(stderr, "verify, %s damaged: %d '%s' does not name the file and %s\n",
+            part, rc, msg, part);
+    t_failures++;
+  }
 }
 
 int main(void){
@@ -191,6 +270,10 @@ int main(void){
     readAll(copy, &err, msg, sizeof(msg));
     CHECK_EQ_INT(err, 0);
   }
+  CHECK_EQ_INT(verifyAll(dir, msg, sizeof(msg)), FNT_OK);
+  verifyDamage(dir, copy, "run", 0, "row group 0");
+  verifyDamage(dir, copy, "run", 2, "level-of-detail chunk");
+  verifyDamage(dir, copy, "small-00", 1, "stacks chunk");  /* a run that folds */
   t_remove_tree(copy);
   t_remove_tree(dir);
   return t_finish("test_store_corrupt");
