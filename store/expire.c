@@ -22,8 +22,8 @@
 **     find its files gone and gets a clear error naming the missing file,
 **     never wrong rows.
 */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,15 +100,23 @@ static int catalogLists(const fnt_catalog *c, const char *path){
 /* Adds the manifests snapshot `id` lists to `mans` (FNT_E_NOTFOUND when it
 ** was expired meanwhile), but those `prev` (the snapshot before, whose list
 ** it mostly repeats) lists; then `id`'s catalog becomes prev.  So mans
-** holds about one path per snapshot, not one per listed manifest. */
+** holds about one path per snapshot, not one per listed manifest.  The
+** entries the snapshot adds itself (format 3: a manifest named after it)
+** go to `live` at once: decoded here, not read again. */
 static int addManifests(fnt_store *st, uint64_t id, path_set *mans,
-                        fnt_catalog *prev){
+                        live_set *live, fnt_catalog *prev){
   fnt_catalog cat;
-  size_t i;
+  size_t i, j;
   int rc = fnt_catalog_read(st, id, &cat);
   if( rc ) return rc;
   for(i=0; rc==FNT_OK && i<cat.n_manifests; i++){
-    if( !catalogLists(prev, cat.manifest_paths[i]) ) rc = setAdd(mans, cat.manifest_paths[i]);
+    const char *man = cat.manifest_paths[i];
+    if( cat.delta && strcmp(man, cat.delta->path)==0 ){
+      rc = liveAdd(live, man);
+      for(j=0; rc==FNT_OK && j<cat.delta->n; j++) rc = liveAdd(live, cat.delta->entries[j].path);
+    }else if( !catalogLists(prev, man) ){
+      rc = setAdd(mans, man);
+    }
   }
   fnt_catalog_clear(prev);
   *prev = cat;
@@ -135,58 +143,58 @@ static int markLive(fnt_store *st, const path_set *mans, live_set *live){
   return rc;
 }
 
+/* What a sweep removes: the files `live` does not list that were last
+** modified before `cutoff` (seconds since the epoch). */
+typedef struct sweep_ctx {
+  fnt_store *st;
+  const live_set *live;
+  int64_t cutoff;
+  fnt_expire_stats *out;
+  int rc;                        /* the error that stopped the walk */
+} sweep_ctx;
+
+/* fnt_io_walk's visit: a listed file needs no stat (most files are).
+** Stops the walk (1) on an error, kept in x->rc. */
+static int sweepVisit(void *ctx, int dirfd, const char *name, const char *rel,
+                      int regular){
+  sweep_ctx *x = ctx;
+  struct stat sb;
+  char *full;
+  if( !regular || liveHas(x->live, rel) ) return 0;
+  if( fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode) ){
+    return 0;                                  /* gone meanwhile */
+  }
+  if( (int64_t)sb.st_mtime >= x->cutoff ){
+    x->out->unlisted_kept++;                   /* young: maybe in flight */
+    x->out->unlisted_kept_bytes += (uint64_t)sb.st_size;
+    return 0;
+  }
+  full = fnt_path_join(x->st, rel);
+  if( full==0 ){
+    x->rc = fnt_err(x->st, FNT_E_NOMEM, "out of memory");
+    return 1;
+  }
+  if( fnt_io_unlink(full)==0 ){
+    x->out->files_removed++;
+    x->out->bytes_removed += (uint64_t)sb.st_size;
+  }else if( errno!=ENOENT ){
+    x->rc = fnt_err(x->st, FNT_E_IO, "cannot remove %s: %s", full, strerror(errno));
+  }
+  fnt_free(full);
+  return x->rc ? 1 : 0;
+}
+
 /* Removes the files under `rel` (recursively) that `live` does not list and
-** that were last modified before `cutoff` (seconds since the epoch). */
+** that were last modified before `cutoff`. */
 static int sweep(fnt_store *st, const char *rel, const live_set *live,
                  int64_t cutoff, fnt_expire_stats *out){
-  char *full = fnt_path_join(st, rel);
-  DIR *d;
-  struct dirent *de;
-  int rc = FNT_OK;
-  if( full==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
-  d = opendir(full);
-  if( d==0 ){
-    rc = errno==ENOENT ? FNT_OK : fnt_err(st, FNT_E_IO, "%s: %s", full, strerror(errno));
-    fnt_free(full);
-    return rc;
+  sweep_ctx x = {st, live, cutoff, out, FNT_OK};
+  int rc = fnt_io_walk(st->dir, rel, sweepVisit, &x);
+  if( rc>0 ) return x.rc;
+  if( rc<0 && errno!=ENOENT ){
+    return fnt_err(st, FNT_E_IO, "cannot list %s/%s: %s", st->dir, rel, strerror(errno));
   }
-  while( rc==FNT_OK && (de = readdir(d))!=0 ){
-    char *childRel, *childFull;
-    struct stat sb;
-    size_t n;
-    if( de->d_name[0]=='.' ) continue;
-    n = strlen(rel) + strlen(de->d_name) + 2;
-    childRel = fnt_malloc(n);
-    if( childRel==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
-    snprintf(childRel, n, "%s/%s", rel, de->d_name);
-    childFull = fnt_path_join(st, childRel);
-    if( childFull==0 ){
-      fnt_free(childRel);
-      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
-      break;
-    }
-    if( lstat(childFull, &sb)==0 ){
-      if( S_ISDIR(sb.st_mode) ){
-        rc = sweep(st, childRel, live, cutoff, out);
-      }else if( S_ISREG(sb.st_mode) && !liveHas(live, childRel)
-             && (int64_t)sb.st_mtime >= cutoff ){
-        out->unlisted_kept++;                  /* young: maybe in flight */
-        out->unlisted_kept_bytes += (uint64_t)sb.st_size;
-      }else if( S_ISREG(sb.st_mode) && !liveHas(live, childRel) ){
-        if( fnt_io_unlink(childFull)==0 ){
-          out->files_removed++;
-          out->bytes_removed += (uint64_t)sb.st_size;
-        }else if( errno!=ENOENT ){
-          rc = fnt_err(st, FNT_E_IO, "cannot remove %s: %s", childFull, strerror(errno));
-        }
-      }
-    }
-    fnt_free(childRel);
-    fnt_free(childFull);
-  }
-  closedir(d);
-  fnt_free(full);
-  return rc;
+  return FNT_OK;
 }
 
 int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
@@ -249,7 +257,7 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   memset(&prev, 0, sizeof(prev));
   for(i=0; rc==FNT_OK && i<n; i++){
     if( ids[i]<=lastExpired ) continue;
-    rc = addManifests(st, ids[i], &mans, &prev);
+    rc = addManifests(st, ids[i], &mans, &live, &prev);
     if( rc==FNT_E_NOTFOUND ) rc = FNT_OK;
     else kept++;
   }
