@@ -125,6 +125,12 @@ typedef struct snap_figures {
   long follow_rss_kb;
   double follow_s, expire_s, check_s;
   long expire_rss_kb;
+  /* then every file aged past expire's grace and all but the newest
+  ** snapshot expired: what the warehouse keeps for its current state */
+  double expire_all_s;
+  long expire_all_rss_kb;
+  uint64_t expire_all_files;
+  double meta_file_bytes_now, data_file_bytes_now;
 } snap_figures;
 
 typedef struct cmp_figures {
@@ -1964,6 +1970,39 @@ static int expireSnapshots(bench *b, int sys, sys_result *r){
   return rc<0;
 }
 
+/* Every file under a folder made AGE_SECONDS older: the warehouse as it
+** will be two hours on, past expire's hour of grace for files a commit in
+** flight may not have linked yet. */
+#define AGE_SECONDS 7200
+static int ageVisit(const char *p, const struct stat *sb, int flag, struct FTW *f){
+  struct timespec t[2];
+  (void)f;
+  if( flag!=FTW_F ) return 0;
+  t[0] = sb->st_atim;
+  t[1] = sb->st_mtim;
+  t[0].tv_sec -= AGE_SECONDS;
+  t[1].tv_sec -= AGE_SECONDS;
+  return utimensat(AT_FDCWD, p, t, AT_SYMLINK_NOFOLLOW) ? -1 : 0;
+}
+
+/* In a fresh process: expire every snapshot but the newest (the files aged
+** first), timed; scan_rows = the files removed. */
+static int expireAllSnapshots(bench *b, int sys, sys_result *r){
+  fnt_store *st = 0;
+  fnt_expire_stats es;
+  int rc;
+  double t0 = now();
+  (void)sys;
+  memset(&es, 0, sizeof(es));
+  rc = fnt_open(b->snapPath, 0, &st);
+  if( rc==FNT_OK ) rc = fnt_expire_snapshots(st, 0, &es);
+  r->scan_s = now() - t0;
+  r->scan_rows = es.files_removed;
+  if( rc<0 ) progress("expire: %s", st ? fnt_errmsg(st) : fnt_strerror(rc));
+  fnt_close(st);
+  return rc<0;
+}
+
 /* `fnt -q check` of the snapshot warehouse, timed (its own process). */
 static int checkSnapshots(bench *b, double *secs){
   double t0 = now();
@@ -2415,6 +2454,15 @@ static void printTable(bench *b){
            b->snap.meta_file_bytes/(double)(b->o.snap_runs*b->o.snap_chunks),
            b->o.snap_runs*b->o.snap_chunks, b->snap.follow_rss_kb/1024.0, b->snap.follow_s,
            b->snap.expire_s, b->snap.expire_rss_kb/1024.0, b->snap.check_s);
+    printf("  then every file aged %d s and all but the newest snapshot expired: "
+           "%.2f s, %.1f MiB peak RSS, %llu files removed;\n  metadata of the current "
+           "snapshot (file sizes) %.2f MiB for %.2f MiB of data (%.1f%%, %.0f B a run).\n",
+           AGE_SECONDS, b->snap.expire_all_s, b->snap.expire_all_rss_kb/1024.0,
+           (unsigned long long)b->snap.expire_all_files,
+           b->snap.meta_file_bytes_now/1048576.0, b->snap.data_file_bytes_now/1048576.0,
+           b->snap.data_file_bytes_now>0
+             ? 100.0*b->snap.meta_file_bytes_now/b->snap.data_file_bytes_now : 0.0,
+           b->snap.meta_file_bytes_now/(double)b->o.snap_runs);
   }
   if( b->sys[SYS_FNT_C].r.exp_ran ){
     const sys_result *r = &b->sys[SYS_FNT_C].r;
@@ -2466,13 +2514,18 @@ static void writeJson(bench *b, FILE *out){
             " \"metadata_bytes\": %.0f, \"data_bytes\": %.0f,"
             " \"metadata_file_bytes\": %.0f, \"data_file_bytes\": %.0f, \"follow_rss_kb\": %ld,"
             " \"follow_s\": %.3f, \"expire_s\": %.3f, \"expire_rss_kb\": %ld,"
-            " \"check_s\": %.3f},\n",
+            " \"check_s\": %.3f, \"expire_all_s\": %.3f, \"expire_all_rss_kb\": %ld,"
+            " \"expire_all_files\": %llu, \"metadata_file_bytes_current\": %.0f,"
+            " \"data_file_bytes_current\": %.0f},\n",
             b->o.snap_runs, b->o.snap_chunks, b->o.snap_ev_min, b->o.snap_ev_max,
             b->snap.cpu_first_ms, b->snap.cpu_last_ms, b->snap.build_s, b->snap.sql_ms, b->snap.c_ms,
             (unsigned long long)b->snap.sql_rows, b->snap.rate_first, b->snap.rate_last,
             b->snap.meta_bytes, b->snap.data_bytes, b->snap.meta_file_bytes,
             b->snap.data_file_bytes, b->snap.follow_rss_kb, b->snap.follow_s,
-            b->snap.expire_s, b->snap.expire_rss_kb, b->snap.check_s);
+            b->snap.expire_s, b->snap.expire_rss_kb, b->snap.check_s,
+            b->snap.expire_all_s, b->snap.expire_all_rss_kb,
+            (unsigned long long)b->snap.expire_all_files, b->snap.meta_file_bytes_now,
+            b->snap.data_file_bytes_now);
   }else{
     fprintf(out, " \"snapshots\": null,\n");
   }
@@ -2917,6 +2970,23 @@ int cmd_bench(int argc, char **argv){
       b->snap.meta_bytes += du2(sub, &b->snap.meta_file_bytes);
       snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
       b->snap.data_bytes = du2(sub, &b->snap.data_file_bytes);
+      /* Last, as it changes the warehouse: its history expired. */
+      progress("snapshots: aging the files %d s and expiring all but the newest snapshot",
+               AGE_SECONDS);
+      if( nftw(b->snapPath, ageVisit, 16, FTW_PHYS) ){
+        progress("snapshots: cannot age %s: %s", b->snapPath, strerror(errno));
+        goto done;
+      }
+      memset(&tmp, 0, sizeof(tmp));
+      if( inChild(expireAllSnapshots, b, -1, &tmp, &b->snap.expire_all_rss_kb) ) goto done;
+      b->snap.expire_all_s = tmp.scan_s;
+      b->snap.expire_all_files = tmp.scan_rows;
+      snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
+      du2(sub, &b->snap.meta_file_bytes_now);
+      snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
+      du2(sub, &b->snap.meta_file_bytes_now);
+      snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
+      du2(sub, &b->snap.data_file_bytes_now);
     }
     b->snap.ran = 1;
   }

@@ -73,6 +73,12 @@ assert d["cores"] >= 1 and "load_start" in d and "load_end" in d, d
 assert d["snapshots"]["runs"] == 5 and d["snapshots"]["summary_rows"] == 5, d["snapshots"]
 assert d["snapshots"]["chunks_per_run"] == 10, d["snapshots"]
 assert (d["snapshots"]["chunk_events_min"], d["snapshots"]["chunk_events_max"]) == (20, 40), d["snapshots"]
+s = d["snapshots"]
+# Expiring all but the newest snapshot (the files aged past the grace hour)
+# removes what only the history listed, and leaves less metadata.
+assert s["expire_all_files"] > 0, s
+assert 0 < s["metadata_file_bytes_current"] < s["metadata_file_bytes"], s
+assert 0 < s["data_file_bytes_current"] <= s["data_file_bytes"], s
 assert 8 <= d["trace"]["mean_depth"] <= 18, d["trace"]
 for k in ("export_chrome", "export_speedscope",          # the copy's rate
           "timeline_p99_c", "timeline_p99_sql"):           # the widest frame's
