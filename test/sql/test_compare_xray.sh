@@ -34,7 +34,10 @@ build(){   # OUT [CFLAGS...]
   fi
 }
 build "$T/prog"
-build "$T/prog_slow" -DPROG_SLOW_LEAF=200000
+# Ten times slower than a run's leaf_work could look from a few ms of
+# preemption: 200,000 more rounds (~2.5 ms a run) let a loaded machine
+# (the suite's other tests beside it) put one base run above the slow ones.
+build "$T/prog_slow" -DPROG_SLOW_LEAF=2000000
 
 # --- 5 runs of each, interleaved, filed under commits "base" and "slow" ----
 for i in 1 2 3 4 5; do
