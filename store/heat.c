@@ -205,17 +205,23 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
   hash_sums m;
   uint32_t i, f, next = 0;
   int rc = FNT_OK;
+  fnt_segment *first = 0;    /* file 0, kept to name its keys */
   memset(&m, 0, sizeof(m));
   *done = 0;
   for(f=0; rc==FNT_OK && f<files->nfiles; f++){
     fnt_segment *seg = 0;
-    /* The first file names its keys (below): it is read whole, once; the
-    ** tail's open frames are read from its rows. */
+    /* The tail's open frames are read from its rows; the first file names
+    ** its keys (below), so its function table is loaded and it is kept,
+    ** but not its row groups (a file of a million events has a thousand,
+    ** a third of a first call's pages touched). */
     const char *path = files->files[f]->path;
-    rc = f==0 ? fnt_segment_open(st, path, &seg)
-       : files->files[f]==files->tail ? fnt_segment_open_rows(st, path, &seg)
+    rc = files->files[f]==files->tail ? fnt_segment_open_rows(st, path, &seg)
        : fnt_segment_open_lazy(st, path, &seg);
-    if( rc ) break;
+    if( rc==FNT_OK && f==0 && !seg->funcs_loaded ) rc = fnt_segment_load_funcs(st, seg);
+    if( rc ){
+      fnt_segment_release(st, seg);
+      break;
+    }
     if( seg->table!=FNT_TABLE_CALLS ){
       rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
     }else if( seg->key_hash==0 ){
@@ -230,7 +236,8 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
       x->self += (uint64_t)seg->aggs[i].self;
     }
     if( rc==FNT_OK && files->files[f]==files->tail ) rc = hashOpenRows(st, &m, seg, f);
-    fnt_segment_release(st, seg);
+    if( f==0 ) first = seg;
+    else fnt_segment_release(st, seg);
   }
   /* Names: from each file where keys first appear, in that order (slot
   ** fn is overwritten by its fnt_fntab id). */
@@ -238,7 +245,12 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
     fnt_segment *seg = 0;
     uint32_t from = next;
     f = m.slot[next].file;
-    rc = fnt_segment_open(st, files->files[f]->path, &seg);
+    if( f==0 ){
+      seg = first;
+      first = 0;
+    }else{
+      rc = fnt_segment_open(st, files->files[f]->path, &seg);
+    }
     for(; rc==FNT_OK && next<m.n && m.slot[next].file==f; next++){
       const fnt_function *fn = &seg->funcs[m.slot[next].fn];
       if( fnt_fntab_intern(&s->tab, fn->symbol, fn->stable_id, &m.slot[next].fn) ){
@@ -265,6 +277,7 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
   }
   if( rc==FNT_OK ) *done = 1;
 done:
+  fnt_segment_release(st, first);
   fnt_free(m.slot);
   fnt_free(m.ix);
   return rc;
