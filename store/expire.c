@@ -263,11 +263,11 @@ int fnt_expire_snapshots(fnt_store *st, int64_t keep_seconds,
   }
   fnt_catalog_clear(&prev);
   if( rc==FNT_OK ){
-    qsort(mans.v, mans.n, sizeof(char*), cmpStr);
+    if( mans.n>1 ) qsort(mans.v, mans.n, sizeof(char*), cmpStr);
     rc = markLive(st, &mans, &live);
   }
   if( rc ) goto done;
-  qsort(live.h, live.n, sizeof(uint64_t), fnt_cmp_u64);
+  if( live.n>1 ) qsort(live.h, live.n, sizeof(uint64_t), fnt_cmp_u64);
 
   /* 3. Expire them: readers refuse ids up to the floor from now on (only
   ** ever raised: an expirer before us may have gone further); then
