@@ -1954,20 +1954,28 @@ static int followSnapshots(bench *b, int sys, sys_result *r){
   return rc<0;
 }
 
-/* In a fresh process: fnt_expire_snapshots with a day's window (nothing is
-** due: every retained snapshot is read, the cost that grows). */
-static int expireSnapshots(bench *b, int sys, sys_result *r){
+/* fnt_expire_snapshots keeping `keep` seconds of snapshots, timed from the
+** open: scan_s the time, scan_rows the files removed. */
+static int expireTimed(bench *b, int64_t keep, sys_result *r){
   fnt_store *st = 0;
   fnt_expire_stats es;
   int rc;
   double t0 = now();
-  (void)sys;
+  memset(&es, 0, sizeof(es));
   rc = fnt_open(b->snapPath, 0, &st);
-  if( rc==FNT_OK ) rc = fnt_expire_snapshots(st, 86400, &es);
+  if( rc==FNT_OK ) rc = fnt_expire_snapshots(st, keep, &es);
   r->scan_s = now() - t0;
+  r->scan_rows = es.files_removed;
   if( rc<0 ) progress("expire: %s", st ? fnt_errmsg(st) : fnt_strerror(rc));
   fnt_close(st);
   return rc<0;
+}
+
+/* In a fresh process: expire with a day's window (nothing is due: every
+** retained snapshot is read, the cost that grows). */
+static int expireSnapshots(bench *b, int sys, sys_result *r){
+  (void)sys;
+  return expireTimed(b, 86400, r);
 }
 
 /* Every file under a folder made AGE_SECONDS older: the warehouse as it
@@ -1986,21 +1994,10 @@ static int ageVisit(const char *p, const struct stat *sb, int flag, struct FTW *
 }
 
 /* In a fresh process: expire every snapshot but the newest (the files aged
-** first), timed; scan_rows = the files removed. */
+** first); scan_rows = the files removed. */
 static int expireAllSnapshots(bench *b, int sys, sys_result *r){
-  fnt_store *st = 0;
-  fnt_expire_stats es;
-  int rc;
-  double t0 = now();
   (void)sys;
-  memset(&es, 0, sizeof(es));
-  rc = fnt_open(b->snapPath, 0, &st);
-  if( rc==FNT_OK ) rc = fnt_expire_snapshots(st, 0, &es);
-  r->scan_s = now() - t0;
-  r->scan_rows = es.files_removed;
-  if( rc<0 ) progress("expire: %s", st ? fnt_errmsg(st) : fnt_strerror(rc));
-  fnt_close(st);
-  return rc<0;
+  return expireTimed(b, 0, r);
 }
 
 /* `fnt -q check` of the snapshot warehouse, timed (its own process). */

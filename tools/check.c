@@ -92,7 +92,7 @@ static void setSort(path_set *s){
 static int setHas(const path_set *s, const char *p){
   return s->nslot && *setSlot(s, p)!=0;
 }
-/* Moves the strings of src that dst lacks into dst; empties src. */
+/* Adds to dst the strings of src that it lacks. */
 static void setMerge(path_set *dst, path_set *src){
   size_t i;
   for(i=0; i<src->n; i++){
