@@ -189,7 +189,7 @@ static int sweepVisit(void *ctx, int dirfd, const char *name, const char *rel,
 static int sweep(fnt_store *st, const char *rel, const live_set *live,
                  int64_t cutoff, fnt_expire_stats *out){
   sweep_ctx x = {st, live, cutoff, out, FNT_OK};
-  int rc = fnt_io_walk(st->dir, rel, sweepVisit, &x);
+  int rc = fnt_io_walk(st->dir, rel, 0, sweepVisit, &x);   /* never dot files */
   if( rc>0 ) return x.rc;
   if( rc<0 && errno!=ENOENT ){
     return fnt_err(st, FNT_E_IO, "cannot list %s/%s: %s", st->dir, rel, strerror(errno));

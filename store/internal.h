@@ -115,11 +115,16 @@ void fnt_io_unlock(int fd);
 ** symbolic links are files): `dirfd` is its folder's, for fstatat, `path`
 ** its path relative to root, `regular` 1 for a regular file; fn returns
 ** 0 to go on, or a positive value to stop the walk, which returns it.
-** @return 0 once done, that value, or -1 with errno when a folder cannot
-** be read (ENOENT: `rel` is absent). */
+** Names beginning with '.' are skipped unless FNT_WALK_HIDDEN; a folder
+** that cannot be read (or a path too long) stops the walk unless
+** FNT_WALK_ON, which skips it.  @return 0 once done, fn's value, or -1
+** with errno (ENOENT: `rel` is absent). */
+#define FNT_WALK_HIDDEN 1u
+#define FNT_WALK_ON     2u
 typedef int (*fnt_io_walk_fn)(void *ctx, int dirfd, const char *name,
                               const char *path, int regular);
-int fnt_io_walk(const char *root, const char *rel, fnt_io_walk_fn fn, void *ctx);
+int fnt_io_walk(const char *root, const char *rel, unsigned flags,
+                fnt_io_walk_fn fn, void *ctx);
 
 /* ---- codec.c */
 void fnt_put_varint_grow(fnt_buf *b, uint64_t v);

@@ -115,14 +115,16 @@ void fnt_io_set_fault(const fnt_io_fault *f){
   if( f ) g_fault = *f; else memset(&g_fault, 0, sizeof(g_fault));
 }
 
-long fnt_io_count(void){ return g_count; }
+long fnt_io_count(void){ return __atomic_load_n(&g_count, __ATOMIC_RELAXED); }
 
 /* Returns 1 when this call must fail (errno set), after counting it. */
 static int faultHere(unsigned op){
   if( !g_env_read ) readEnvFault();
   if( (g_fault.ops & op)==0 ) return 0;
-  g_count++;
-  if( g_fault.nth<=0 || g_count!=g_fault.nth ) return 0;
+  /* Atomic: `fnt check` reads on two threads, each with a handle. */
+  if( g_fault.nth<=0 || __atomic_add_fetch(&g_count, 1, __ATOMIC_RELAXED)!=g_fault.nth ){
+    return 0;
+  }
   if( g_fault.stall ){ g_fault.stall(); return 0; }
   if( g_fault.power_loss ) powerLoss();
   if( g_fault.crash || g_fault.power_loss ) _exit(99);
@@ -324,43 +326,52 @@ void fnt_io_unlock(int fd){
 ** thousands: each relative to its parent (no walk of the whole path) and
 ** read with getdents64 (opendir adds an fstat), its files' types taken
 ** from their entries where the file system gives them. */
-static int walkFolder(int at, const char *name, const char *rel,
+static int walkFolder(int at, const char *name, const char *rel, unsigned flags,
                       fnt_io_walk_fn fn, void *ctx){
-  char buf[16384];
+  union { struct dirent64 align; char b[16384]; } buf;
   ssize_t got;
   int rc = 0, fd = openat(at, name, O_RDONLY|O_DIRECTORY|O_CLOEXEC);
   if( fd<0 ) return -1;
-  while( rc==0 && (got = getdents64(fd, buf, sizeof(buf)))>0 ){
+  while( rc==0 && (got = getdents64(fd, buf.b, sizeof(buf.b)))>0 ){
     ssize_t off = 0;
     while( rc==0 && off<got ){
-      const struct dirent64 *e = (const struct dirent64*)(buf + off);
+      const struct dirent64 *e = (const struct dirent64*)(buf.b + off);
       char child[1200];
-      int type = e->d_type;
+      int type = e->d_type, n;
       off += e->d_reclen;
       if( strcmp(e->d_name, ".")==0 || strcmp(e->d_name, "..")==0 ) continue;
-      snprintf(child, sizeof(child), "%s/%s", rel, e->d_name);
+      if( e->d_name[0]=='.' && !(flags & FNT_WALK_HIDDEN) ) continue;
+      n = snprintf(child, sizeof(child), "%s/%s", rel, e->d_name);
+      if( n<0 || (size_t)n>=sizeof(child) ){       /* no store path is as long */
+        if( flags & FNT_WALK_ON ) continue;
+        errno = ENAMETOOLONG;
+        rc = -1;
+        break;
+      }
       if( type==DT_UNKNOWN ){
         struct stat sb;
         if( fstatat(fd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) ) continue;  /* gone */
         type = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISREG(sb.st_mode) ? DT_REG : DT_UNKNOWN;
       }
       if( type==DT_DIR ){
-        int r = walkFolder(fd, e->d_name, child, fn, ctx);
-        if( r>0 || (r<0 && errno!=ENOENT) ) rc = r;   /* gone meanwhile: fine */
+        int r = walkFolder(fd, e->d_name, child, flags, fn, ctx);
+        /* gone meanwhile: fine; unreadable: the walk stops, or goes on */
+        if( r>0 || (r<0 && errno!=ENOENT && !(flags & FNT_WALK_ON)) ) rc = r;
       }else{
         rc = fn(ctx, fd, e->d_name, child, type==DT_REG);
       }
     }
   }
-  if( rc==0 && got<0 ) rc = -1;
+  if( rc==0 && got<0 && !(flags & FNT_WALK_ON) ) rc = -1;
   close(fd);
   return rc;
 }
 
-int fnt_io_walk(const char *root, const char *rel, fnt_io_walk_fn fn, void *ctx){
+int fnt_io_walk(const char *root, const char *rel, unsigned flags,
+                fnt_io_walk_fn fn, void *ctx){
   int rc, at = open(root, O_RDONLY|O_DIRECTORY|O_CLOEXEC);
   if( at<0 ) return -1;
-  rc = walkFolder(at, rel, rel, fn, ctx);
+  rc = walkFolder(at, rel, rel, flags, fn, ctx);
   close(at);
   return rc;
 }

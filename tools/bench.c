@@ -127,6 +127,7 @@ typedef struct snap_figures {
   long expire_rss_kb;
   /* then every file aged past expire's grace and all but the newest
   ** snapshot expired: what the warehouse keeps for its current state */
+  int expired_all;                          /* 0: aging or expiring failed */
   double expire_all_s;
   long expire_all_rss_kb;
   uint64_t expire_all_files;
@@ -2451,15 +2452,17 @@ static void printTable(bench *b){
            b->snap.meta_file_bytes/(double)(b->o.snap_runs*b->o.snap_chunks),
            b->o.snap_runs*b->o.snap_chunks, b->snap.follow_rss_kb/1024.0, b->snap.follow_s,
            b->snap.expire_s, b->snap.expire_rss_kb/1024.0, b->snap.check_s);
-    printf("  then every file aged %d s and all but the newest snapshot expired: "
-           "%.2f s, %.1f MiB peak RSS, %llu files removed;\n  metadata of the current "
-           "snapshot (file sizes) %.2f MiB for %.2f MiB of data (%.1f%%, %.0f B a run).\n",
-           AGE_SECONDS, b->snap.expire_all_s, b->snap.expire_all_rss_kb/1024.0,
-           (unsigned long long)b->snap.expire_all_files,
-           b->snap.meta_file_bytes_now/1048576.0, b->snap.data_file_bytes_now/1048576.0,
-           b->snap.data_file_bytes_now>0
-             ? 100.0*b->snap.meta_file_bytes_now/b->snap.data_file_bytes_now : 0.0,
-           b->snap.meta_file_bytes_now/(double)b->o.snap_runs);
+    if( b->snap.expired_all ){
+      printf("  then every file aged %d s and all but the newest snapshot expired: "
+             "%.2f s, %.1f MiB peak RSS, %llu files removed;\n  metadata of the current "
+             "snapshot (file sizes) %.2f MiB for %.2f MiB of data (%.1f%%, %.0f B a run).\n",
+             AGE_SECONDS, b->snap.expire_all_s, b->snap.expire_all_rss_kb/1024.0,
+             (unsigned long long)b->snap.expire_all_files,
+             b->snap.meta_file_bytes_now/1048576.0, b->snap.data_file_bytes_now/1048576.0,
+             b->snap.data_file_bytes_now>0
+               ? 100.0*b->snap.meta_file_bytes_now/b->snap.data_file_bytes_now : 0.0,
+             b->snap.meta_file_bytes_now/(double)b->o.snap_runs);
+    }
   }
   if( b->sys[SYS_FNT_C].r.exp_ran ){
     const sys_result *r = &b->sys[SYS_FNT_C].r;
@@ -2970,20 +2973,21 @@ int cmd_bench(int argc, char **argv){
       /* Last, as it changes the warehouse: its history expired. */
       progress("snapshots: aging the files %d s and expiring all but the newest snapshot",
                AGE_SECONDS);
-      if( nftw(b->snapPath, ageVisit, 16, FTW_PHYS) ){
-        progress("snapshots: cannot age %s: %s", b->snapPath, strerror(errno));
-        goto done;
-      }
       memset(&tmp, 0, sizeof(tmp));
-      if( inChild(expireAllSnapshots, b, -1, &tmp, &b->snap.expire_all_rss_kb) ) goto done;
-      b->snap.expire_all_s = tmp.scan_s;
-      b->snap.expire_all_files = tmp.scan_rows;
-      snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
-      du2(sub, &b->snap.meta_file_bytes_now);
-      snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
-      du2(sub, &b->snap.meta_file_bytes_now);
-      snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
-      du2(sub, &b->snap.data_file_bytes_now);
+      if( nftw(b->snapPath, ageVisit, 16, FTW_PHYS) ){
+        progress("snapshots: cannot age %s (%s): the history is not expired",
+                 b->snapPath, strerror(errno));
+      }else if( inChild(expireAllSnapshots, b, -1, &tmp, &b->snap.expire_all_rss_kb)==0 ){
+        b->snap.expired_all = 1;
+        b->snap.expire_all_s = tmp.scan_s;
+        b->snap.expire_all_files = tmp.scan_rows;
+        snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
+        du2(sub, &b->snap.meta_file_bytes_now);
+        snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
+        du2(sub, &b->snap.meta_file_bytes_now);
+        snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
+        du2(sub, &b->snap.data_file_bytes_now);
+      }
     }
     b->snap.ran = 1;
   }

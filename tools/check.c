@@ -185,10 +185,24 @@ static void checkSegment(checker *c, const fnt_entry *e){
   if( setHas(&c->verified, e->path) ) return;
   setAdd(&c->verified, e->path);
   c->segments++;
-  c->rows += e->rows;
   rc = fnt_segment_verify(c->st, e, &size);
+  if( rc ){
+    /* What the file is on disk, the store's message aside: a missing
+    ** file that only an older snapshot lists reads as expired under a
+    ** reader, but expire never removes what a retained snapshot lists. */
+    char *full = fnt_path_join(c->st, e->path);
+    struct stat sb;
+    int gone = full && stat(full, &sb)!=0 && errno==ENOENT;
+    if( full && !gone && size==0 && stat(full, &sb)==0 ) size = (uint64_t)sb.st_size;
+    fnt_free(full);
+    if( gone ){
+      problem(c, e->path, "listed segment is missing");
+      return;
+    }
+  }
+  c->rows += e->rows;
   c->bytes += size;
-  if( size && size!=e->file_size ){
+  if( size!=e->file_size ){
     problem(c, e->path, "%llu bytes, the manifest lists %llu",
             (unsigned long long)size, (unsigned long long)e->file_size);
   }
@@ -335,7 +349,9 @@ static int listVisit(void *ctx, int dirfd, const char *name, const char *rel,
 static void listFiles(const char *dir, file_list *l){
   static const char *const top[] = {FNT_DIR_DATA, FNT_DIR_METADATA, FNT_DIR_TMP};
   int i;
-  for(i=0; i<3; i++) fnt_io_walk(dir, top[i], listVisit, l);  /* tmp/ may be absent */
+  /* Every file, hidden ones too; a folder that cannot be read is skipped
+  ** (tmp/ may be absent). */
+  for(i=0; i<3; i++) fnt_io_walk(dir, top[i], FNT_WALK_HIDDEN|FNT_WALK_ON, listVisit, l);
 }
 
 static void listFree(file_list *l){

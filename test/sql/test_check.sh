@@ -12,7 +12,10 @@
 #   - a run filed in 40 chunks (the manifest list is merged as it grows)
 #     and compacted leaves no unreferenced file at all;
 #   - after expiring snapshots, the files only they listed are told apart
-#     from a failed commit's, and a foreign file from both.
+#     from a failed commit's, and a foreign file from both; an old dot file
+#     is never removed by expire, and check lists it;
+#   - a segment removed by hand is "missing", also when only an older
+#     snapshot lists it (--all), and a truncated one's size is told.
 set -euo pipefail
 : "${FNT_BUILD:?FNT_BUILD must name the build folder}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 shell not found"; exit 77; }
@@ -100,7 +103,11 @@ gone()     { rm -f "$1"; }
 damaged "segment, a byte of a column chunk"  "$seg" first
 damaged "segment, a byte of its footer"      "$seg" footer
 damaged "segment, truncated"                 "$seg" chop
+echo "$out" | grep -q "^PROBLEM .*$seg: [0-9]* bytes, the manifest lists [0-9]*$" \
+  && ok "a truncated segment's size is told too" || bad "truncated segment: $out"
 damaged "segment, removed"                   "$seg" gone
+echo "$out" | grep -q "^PROBLEM .*$seg: listed segment is missing$" \
+  && ok "a removed segment is said to be missing" || bad "removed segment: $out"
 damaged "entries held by a snapshot file, a byte flipped" "$held" mid
 damaged "catalog, a byte flipped"            "$cat_" mid
 damaged "catalog, truncated"                 "$cat_" chop
@@ -149,6 +156,27 @@ fnt compact -w "$many" >/dev/null
 rc=0; out=$(fnt check -w "$many" 2>&1) || rc=$?
 [ $rc -eq 0 ] && echo "$out" | grep -q "; 0 unreferenced file(s), 0 bytes: sound$" \
   && ok "compacted: no unreferenced file" || { bad "compacted: exit $rc"; echo "$out" | tail -5; }
+
+# A file that only an older retained snapshot lists (compaction dropped it)
+# removed by hand: corruption, said as a missing segment, not as expiry.
+rm -rf "$tmp/copy"; cp -a "$many" "$tmp/copy"
+gone_seg=$(cd "$tmp/copy" && ls -tr data/fn_trace_events/p=many/*.fnseg | head -1)
+rm -f "$tmp/copy/$gone_seg"
+rc=0; out=$(fnt check -w "$tmp/copy" --all 2>&1) || rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "^PROBLEM .*$gone_seg: listed segment is missing$"; then
+  ok "--all: a file of an older snapshot removed by hand is missing, not expired"
+else
+  bad "--all, removed file of an older snapshot: exit $rc"; echo "$out" | head -5
+fi
+
+# Expire never removes a dot file (an editor's, NFS's .nfsXXXX), however old;
+# check lists it as not a fntrace file.
+rm -rf "$tmp/copy"; cp -a "$many" "$tmp/copy"
+printf 'x' > "$tmp/copy/data/.keep"; touch -d '3 hours ago' "$tmp/copy/data/.keep"
+fnt expire -w "$tmp/copy" --keep-seconds 0 >/dev/null
+[ -e "$tmp/copy/data/.keep" ] && ok "expire leaves an old dot file alone" || bad "expire removed data/.keep"
+fnt check -w "$tmp/copy" 2>&1 | grep -q "^unreferenced $tmp/copy/data/.keep (1 bytes): not a fntrace file$" \
+  && ok "check lists the dot file" || bad "check does not list data/.keep"
 
 # --- expired snapshots' files, a failed commit's, a foreign file ------------
 # Expiry keeps files younger than an hour: the compacted-away files stay,
