@@ -119,12 +119,12 @@ long fnt_io_count(void){ return __atomic_load_n(&g_count, __ATOMIC_RELAXED); }
 
 /* Returns 1 when this call must fail (errno set), after counting it. */
 static int faultHere(unsigned op){
+  long k;
   if( !g_env_read ) readEnvFault();
   if( (g_fault.ops & op)==0 ) return 0;
   /* Atomic: `fnt check` reads on two threads, each with a handle. */
-  if( g_fault.nth<=0 || __atomic_add_fetch(&g_count, 1, __ATOMIC_RELAXED)!=g_fault.nth ){
-    return 0;
-  }
+  k = __atomic_add_fetch(&g_count, 1, __ATOMIC_RELAXED);
+  if( g_fault.nth<=0 || k!=g_fault.nth ) return 0;
   if( g_fault.stall ){ g_fault.stall(); return 0; }
   if( g_fault.power_loss ) powerLoss();
   if( g_fault.crash || g_fault.power_loss ) _exit(99);
