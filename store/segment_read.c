@@ -350,7 +350,6 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   }
   if( fnt_io_file_size(s->fd, &size)==0 && size<=SEG_IMAGE_MAX && size>0 ){
     s->image = fnt_malloc((size_t)size);
-    s->size = size;
     if( s->image && fnt_io_pread(s->fd, s->image, (size_t)size, 0)==0 ){
       fnt_io_close(s->fd);
       s->fd = -1;

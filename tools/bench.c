@@ -2001,6 +2001,20 @@ static int expireAllSnapshots(bench *b, int sys, sys_result *r){
   return expireTimed(b, 0, r);
 }
 
+/* The snapshot warehouse's metadata (manifests and snapshot files) and
+** data, each in disk blocks and in file sizes. */
+static void snapSizes(const bench *b, double *meta, double *metaFiles,
+                      double *data, double *dataFiles){
+  char sub[PATH_MAX + 64];
+  *metaFiles = *dataFiles = 0;
+  snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
+  *meta = du2(sub, metaFiles);
+  snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
+  *meta += du2(sub, metaFiles);
+  snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
+  *data = du2(sub, dataFiles);
+}
+
 /* `fnt -q check` of the snapshot warehouse, timed (its own process). */
 static int checkSnapshots(bench *b, double *secs){
   double t0 = now();
@@ -2963,13 +2977,9 @@ int cmd_bench(int argc, char **argv){
     b->snap.expire_s = tmp.scan_s;
     if( checkSnapshots(b, &b->snap.check_s) ) goto done;
     {
-      char sub[PATH_MAX + 64];
-      snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
-      b->snap.meta_bytes = du2(sub, &b->snap.meta_file_bytes);
-      snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
-      b->snap.meta_bytes += du2(sub, &b->snap.meta_file_bytes);
-      snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
-      b->snap.data_bytes = du2(sub, &b->snap.data_file_bytes);
+      double metaNow, dataNow;
+      snapSizes(b, &b->snap.meta_bytes, &b->snap.meta_file_bytes,
+                &b->snap.data_bytes, &b->snap.data_file_bytes);
       /* Last, as it changes the warehouse: its history expired. */
       progress("snapshots: aging the files %d s and expiring all but the newest snapshot",
                AGE_SECONDS);
@@ -2981,12 +2991,8 @@ int cmd_bench(int argc, char **argv){
         b->snap.expired_all = 1;
         b->snap.expire_all_s = tmp.scan_s;
         b->snap.expire_all_files = tmp.scan_rows;
-        snprintf(sub, sizeof(sub), "%s/metadata", b->snapPath);
-        du2(sub, &b->snap.meta_file_bytes_now);
-        snprintf(sub, sizeof(sub), "%s/catalog", b->snapPath);
-        du2(sub, &b->snap.meta_file_bytes_now);
-        snprintf(sub, sizeof(sub), "%s/data", b->snapPath);
-        du2(sub, &b->snap.data_file_bytes_now);
+        snapSizes(b, &metaNow, &b->snap.meta_file_bytes_now, &dataNow,
+                  &b->snap.data_file_bytes_now);
       }
     }
     b->snap.ran = 1;

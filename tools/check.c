@@ -192,8 +192,8 @@ static void checkSegment(checker *c, const fnt_entry *e){
     ** reader, but expire never removes what a retained snapshot lists. */
     char *full = fnt_path_join(c->st, e->path);
     struct stat sb;
-    int gone = full && stat(full, &sb)!=0 && errno==ENOENT;
-    if( full && !gone && size==0 && stat(full, &sb)==0 ) size = (uint64_t)sb.st_size;
+    int found = full ? stat(full, &sb) : -1, gone = found!=0 && errno==ENOENT;
+    if( found==0 && size==0 ) size = (uint64_t)sb.st_size;
     fnt_free(full);
     if( gone ){
       problem(c, e->path, "listed segment is missing");
