@@ -302,6 +302,11 @@ int cmd_import_xray(int argc, char **argv){
                                  (uint32_t)f, batch[i].kind) ) goto done;
     }
   }
+  if( xray_stream_error(xs) ){
+    progress_end(&pg);
+    cli_error(CMD, "%s: %s", o.input, xray_stream_error(xs));
+    goto done;
+  }
   if( run_filer_end(&rf) ) goto done;
   progress_end(&pg);
   for(i=0; i<rf.n_fn; i++){

@@ -1,6 +1,7 @@
 /*
 ** run_filer.c -- a run's events filed chunk by chunk (run_filer.h).
 */
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,6 +67,18 @@ int run_filer_begin(run_filer *rf, fnt_store *st, const fnt_chunk *run,
     }
   }
   if( cli_check_repo(st, cmd, FNT_TABLE_RUNS, run->run_id, run->repo) || check_same_cut(rf) ) return -1;
+  /* Filing a chunk reads back the calls file of the chunk before (the
+  ** stack carried across): a few footers suffice, where the default 64
+  ** would let the importer's memory grow with its first 64 chunks. */
+  fnt_set_segment_cache(st, 4, FNT_SEGMENT_CACHE_BYTES);
+#ifdef M_MMAP_THRESHOLD
+  /* Each chunk allocates and frees the same few MB (its calls, stacks,
+  ** encoded columns).  glibc hands such blocks back to the kernel when
+  ** freed, and each page then costs a fault again at the next chunk (12 us
+  ** on the VM this was measured on: 20M events in 5.5 s, 3.2 s kept). */
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
   per = (uint64_t)run->total_events < chunk_events ? (size_t)run->total_events : chunk_events;
   rf->ev = malloc((per ? per : 1)*sizeof(*rf->ev));
   if( !rf->ev ){ cli_error(cmd, "out of memory"); return -1; }

@@ -46,7 +46,8 @@ typedef struct block {
   uint32_t thread;      /* index of the thread, by first appearance */
 } block;
 
-/* Pass 2: one thread's events, its blocks in order, decoded in place. */
+/* Pass 2: one thread's events, its blocks in order, decoded from a buffer
+** of its own that holds the file's bytes from buf_off on. */
 typedef struct cursor {
   size_t blk, end;      /* the current block, the end of the thread's blocks */
   uint64_t left;        /* events of the block not decoded yet */
@@ -54,10 +55,13 @@ typedef struct cursor {
   uint64_t base;        /* FDR: the running TSC */
   size_t ev_off;        /* the record of ev: ties go to the earlier one */
   xray_event ev;        /* the thread's next event */
+  unsigned char *buf;   /* bufsz bytes, of which buf_len hold the file's */
+  size_t buf_off, buf_len;
 } cursor;
 
 typedef struct reader {
-  const unsigned char *p;     /* the mapped file */
+  const unsigned char *p;     /* pass 1: the mapped file */
+  int fd;                     /* pass 2 reads it with pread */
   size_t size;
   xray_log *log;
   char *err; size_t errlen;
@@ -79,7 +83,9 @@ typedef struct reader {
   size_t k;                   /* leaves: threads rounded up to a power of 2 */
   uint32_t winner;            /* the cursor whose event is next */
   unsigned __int128 winner_key;
-  uint64_t since_release;
+  unsigned char *bufs;        /* the cursors' buffers, bufsz bytes each */
+  size_t bufsz;
+  int read_failed;            /* the file no longer has what pass 1 read */
 } reader;
 
 struct xray_stream { reader r; };
@@ -376,6 +382,16 @@ static int read_fdr(reader *r){
 ** tournament tree over one cursor a thread, keyed by (TSC, file offset).  Records are
 ** decoded from the mapping as the merge reaches them: pass 1 checked them.
 */
+/* The merge reads each thread's records into a buffer of its own: 8 MiB
+** in all, 4-64 KiB a thread.  Not from the mapping of pass 1: a page
+** mapped is in the RSS until handed back, and handing back the pages
+** behind threads that read here and there either missed the pages the
+** kernel maps around a fault (the RSS grew with the log) or cost a walk of
+** the whole mapping each time (+50% import time at 1 MiB steps). */
+#define MERGE_BUFFERS    ((size_t)8 << 20)
+#define MERGE_BUFFER_MAX ((size_t)64 << 10)
+#define MERGE_BUFFER_MIN ((size_t)4 << 10)
+
 static int cmp_block(const void *a, const void *b){
   const block *x = a, *y = b;
   if( x->thread!=y->thread ) return x->thread<y->thread ? -1 : 1;
@@ -383,11 +399,42 @@ static int cmp_block(const void *a, const void *b){
   return x->off<y->off ? -1 : x->off>y->off;
 }
 
-/* Decodes the cursor's next event (c->left > 0). */
-static void decode(const reader *r, cursor *c){
+/* The cursor's bytes at c->off, `need` of them, read into its buffer
+** when they are not there: as much as the block's events left can use, up
+** to the buffer's size (pass 1 checked every record, so the file has
+** them).  NULL, and read_failed, when the file no longer has them. */
+static const unsigned char *cursor_at(reader *r, cursor *c, size_t need){
+  size_t want, got = 0;
+  if( c->off>=c->buf_off && c->off - c->buf_off + need <= c->buf_len ){
+    return c->buf + (c->off - c->buf_off);
+  }
+  want = (size_t)c->left * (r->log->fdr ? FDR_FUNCTION : BASIC_RECORD);
+  if( want<need ) want = need;
+  if( want>r->bufsz ) want = r->bufsz;
+  if( want>r->size - c->off ) want = r->size - c->off;
+  while( got<want ){
+    ssize_t n = pread(r->fd, c->buf + got, want - got, (off_t)(c->off + got));
+    if( n<0 && errno==EINTR ) continue;
+    if( n<=0 ) break;
+    got += (size_t)n;
+  }
+  c->buf_off = c->off;
+  c->buf_len = got;
+  if( got<need ){
+    r->read_failed = 1;
+    fail(r, c->off, "the log became shorter while it was read (%zu bytes before)", r->size);
+    return 0;
+  }
+  return c->buf;
+}
+
+/* Decodes the cursor's next event (c->left > 0); 0 when the file could
+** not be read (cursor_at). */
+static int decode(reader *r, cursor *c){
   for(;;){
-    const unsigned char *q = r->p + c->off;
+    const unsigned char *q = cursor_at(r, c, r->log->fdr ? FDR_FUNCTION : BASIC_RECORD);
     size_t at = c->off;
+    if( !q ) return 0;
     if( !r->log->fdr ){
       c->off += BASIC_RECORD;
       if( rd16(q)==1 ) continue;
@@ -395,6 +442,7 @@ static void decode(const reader *r, cursor *c){
       c->ev.func_id = (int32_t)rd32(q+4);
       c->ev.kind = (uint8_t)xray_kind(q[3]);
     }else if( q[0] & 1 ){
+      if( (q = cursor_at(r, c, FDR_METADATA))==0 ) return 0;
       c->off += FDR_METADATA + (size_t)md_tsc(r, q[0]>>1, q, &c->base);
       continue;
     }else{
@@ -407,21 +455,20 @@ static void decode(const reader *r, cursor *c){
     }
     c->ev_off = at;
     c->left--;
-    return;
+    return 1;
   }
 }
 
 /* Moves c to its thread's next non-empty block from c->blk on and decodes
 ** its first event; 0 when the thread has no more. */
-static int enter_block(const reader *r, cursor *c){
+static int enter_block(reader *r, cursor *c){
   while( c->blk<c->end && r->blk[c->blk].count==0 ) c->blk++;
   if( c->blk==c->end ) return 0;
   c->off = (size_t)r->blk[c->blk].off;
   c->left = r->blk[c->blk].count;
   c->base = 0;
   c->ev.tid = r->thread_tid[r->blk[c->blk].thread];
-  decode(r, c);
-  return 1;
+  return decode(r, c);
 }
 
 /* The merge's key of a cursor: its event's TSC, then its record's offset
@@ -447,15 +494,21 @@ static int merge_begin(reader *r){
   if( r->nblk ) qsort(r->blk, r->nblk, sizeof(block), cmp_block);  /* NULL when none: UB for qsort */
   while( k<r->ntid ) k <<= 1;
   r->k = k;
+  r->bufsz = MERGE_BUFFERS / k;
+  if( r->bufsz>MERGE_BUFFER_MAX ) r->bufsz = MERGE_BUFFER_MAX;
+  if( r->bufsz<MERGE_BUFFER_MIN ) r->bufsz = MERGE_BUFFER_MIN;
   r->cur = malloc(k*sizeof(*r->cur));
   r->tree = malloc(k*sizeof(*r->tree));
+  r->bufs = malloc(k*r->bufsz);
   win = malloc(2*k*sizeof(*win));
-  if( !r->cur || !r->tree || !win ){ free(win); return oom(r); }
+  if( !r->cur || !r->tree || !r->bufs || !win ){ free(win); return oom(r); }
   for(i=0; i<r->nblk; ){
     size_t j = i;
     cursor *c = &r->cur[nc];
     while( j<r->nblk && r->blk[j].thread==r->blk[i].thread ) j++;
     c->blk = i; c->end = j;
+    c->buf = r->bufs + nc*r->bufsz;
+    c->buf_off = c->buf_len = 0;
     if( enter_block(r, c) ){ win[k+nc].key = key_of(c); nc++; }
     i = j;
   }
@@ -471,9 +524,7 @@ static int merge_begin(reader *r){
   r->winner = win[1].idx;
   r->winner_key = win[1].key;
   free(win);
-  /* pass 1's pages: all of them, the merge faults in what it reads */
-  madvise((void*)r->p, r->size, MADV_DONTNEED);
-  return 0;
+  return r->read_failed ? -1 : 0;
 }
 
 size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max){
@@ -486,8 +537,7 @@ size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max){
     cursor *c = &r->cur[w];
     out[n++] = c->ev;
     if( c->left>0 ){
-      decode(r, c);
-      wk = key_of(c);
+      wk = decode(r, c) ? key_of(c) : KEY_END;
     }else{
       c->blk++;
       wk = enter_block(r, c) ? key_of(c) : KEY_END;
@@ -503,15 +553,11 @@ size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max){
   }
   r->winner = w;
   r->winner_key = wk;
-  /* The merge reads each thread's records where they are: the pages it
-  ** touched are dropped every 4 MiB or so of records, whatever the
-  ** threads (a cursor refaults at most its current page). */
-  r->since_release += n;
-  if( r->since_release >= RELEASE_BYTES/BASIC_RECORD ){
-    madvise((void*)r->p, r->size, MADV_DONTNEED);
-    r->since_release = 0;
-  }
   return n;
+}
+
+const char *xray_stream_error(const xray_stream *s){
+  return s->r.read_failed ? s->r.err : 0;
 }
 
 void xray_stream_close(xray_stream *s){
@@ -519,7 +565,8 @@ void xray_stream_close(xray_stream *s){
   if( !s ) return;
   r = &s->r;
   if( r->p ) munmap((void*)r->p, r->size);
-  free(r->blk); free(r->cur); free(r->tree);
+  if( r->fd>=0 ) close(r->fd);
+  free(r->blk); free(r->cur); free(r->tree); free(r->bufs);
   free(r->tid_key); free(r->tid_val); free(r->thread_tid); free(r->thread_used);
   free(s);
 }
@@ -539,6 +586,7 @@ int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
   if( !s ){ snprintf(err, errlen, "out of memory"); return -1; }
   r = &s->r;
   r->log = log; r->err = err; r->errlen = errlen;
+  r->fd = -1;
   if( hooks ) r->hooks = *hooks;
   r->page = (size_t)sysconf(_SC_PAGESIZE);
   fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -562,12 +610,13 @@ int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
     return -1;
   }
   map = mmap(0, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
   if( map==MAP_FAILED ){
-    free(s);
     snprintf(err, errlen, "mmap: %s", strerror(errno));
+    close(fd);
+    free(s);
     return -1;
   }
+  r->fd = fd;
   r->p = map;
   r->size = (size_t)sb.st_size;
   madvise(map, r->size, MADV_SEQUENTIAL);   /* pass 1 reads it front to back */
@@ -587,7 +636,8 @@ int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
          "basic mode is type 0 version 1-3, FDR type 1 version 1-5)", type, log->version);
   }
   if( rc==0 ){
-    madvise(map, r->size, MADV_NORMAL);     /* the merge reads blocks here and there */
+    munmap(map, r->size);                   /* the merge reads with pread */
+    r->p = 0;
     rc = merge_begin(r);
   }
   if( rc!=0 ){

@@ -55,9 +55,10 @@ int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen);
 ** xray_log_read, with the same messages) and fills *log except `events`,
 ** keeping only an index of its blocks (32 bytes a thread buffer); then
 ** xray_stream_read() hands out the events in the same order, decoding them
-** from the mapped file as the merge reaches them.  The mapping's pages are
-** handed back to the kernel as they are passed, so the reader's RSS stays
-** a few tens of MiB whatever the log's size.
+** as the merge reaches them, read with pread into a buffer a thread (8 MiB
+** in all).  The first pass's mapping hands its pages back to the kernel as
+** it passes them, so the reader's RSS stays a few tens of MiB whatever the
+** log's size.
 ** @return 0 and *out (close with xray_stream_close), or -1 with a message
 **         in err (*out NULL, log left empty). */
 typedef struct xray_stream xray_stream;
@@ -74,9 +75,13 @@ typedef struct xray_hooks {
 
 int xray_stream_open(const char *path, xray_log *log, xray_stream **out,
                      const xray_hooks *hooks, char *err, size_t errlen);
-/* Up to max next events into out; returns how many (0 at the end). */
+/* Up to max next events into out; returns how many (0 at the end, or when
+** the file can no longer be read: see xray_stream_error). */
 size_t xray_stream_read(xray_stream *s, xray_event *out, size_t max);
-/* Unmaps the log and frees the index.  NULL ok. */
+/* NULL, or why xray_stream_read stopped before the end ("offset N: the log
+** became shorter while it was read"), in the err buffer given to open. */
+const char *xray_stream_error(const xray_stream *s);
+/* Closes the log and frees the index.  NULL ok. */
 void xray_stream_close(xray_stream *s);
 
 /* Nanoseconds from the run's first event to `tsc`, with the header's cycle

@@ -263,6 +263,70 @@ static void test_fdr(void){
     CHECK(strncmp(err, want, strlen(want))==0); }
 }
 
+/* The streaming merge over a log larger than its buffers: 3 threads, each
+** writing 400 blocks of 97 records (one in five with an argument payload
+** record after it), one thread's blocks in reverse time order; then the
+** same log cut short after it was opened, which must stop with a message,
+** not read past the end. */
+static void put_basic(FILE *f, uint16_t type, uint32_t tid, unsigned kind, int32_t fn, uint64_t tsc){
+  buf b;
+  b.n = 0;
+  if( type==1 ){ u16(&b, 1); pad(&b, 32); }
+  else basic(&b, tid, kind, fn, tsc);
+  fwrite(b.b, 1, b.n, f);
+}
+
+static void test_stream(void){
+  enum { THREADS = 3, BLOCKS = 400, PER = 97 };
+  const char *path = scratch();
+  FILE *f = fopen(path, "wb");
+  buf h;
+  xray_log log;
+  xray_stream *xs;
+  xray_event ev[1000];
+  char err[256];
+  size_t n, total = 0, got;
+  uint64_t last = 0, seen[THREADS] = {0};
+  int blk, t, i, sorted = 1;
+  header(&h, 3, 0, 0);
+  fwrite(h.b, 1, h.n, f);
+  for(blk=0; blk<BLOCKS; blk++){
+    for(t=0; t<THREADS; t++){
+      int b = t==2 ? BLOCKS-1-blk : blk;     /* thread 2 writes its last block first */
+      for(i=0; i<PER; i++){
+        uint64_t tsc = 1000 + ((uint64_t)b*PER + (uint64_t)i)*THREADS + (uint64_t)t;
+        put_basic(f, 0, 100u + (uint32_t)t, (unsigned)(i & 1), 1 + t, tsc);
+        if( i%5==0 ) put_basic(f, 1, 0, 0, 0, 0);
+      }
+    }
+  }
+  CHECK(fclose(f)==0);
+  CHECK_EQ_INT(xray_stream_open(path, &log, &xs, 0, err, sizeof(err)), 0);
+  CHECK_EQ_INT(log.n_events, THREADS*BLOCKS*PER);
+  while( (got = xray_stream_read(xs, ev, 1000))>0 ){
+    for(n=0; n<got; n++){
+      if( ev[n].tsc < last ) sorted = 0;
+      last = ev[n].tsc;
+      if( ev[n].tid>=100 && ev[n].tid<100+THREADS ) seen[ev[n].tid-100]++;
+    }
+    total += got;
+  }
+  CHECK(sorted);
+  CHECK_EQ_INT(total, THREADS*BLOCKS*PER);
+  for(t=0; t<THREADS; t++) CHECK_EQ_INT(seen[t], BLOCKS*PER);
+  CHECK(xray_stream_error(xs)==0);
+  xray_stream_close(xs);
+
+  /* cut to a third after pass 1 */
+  CHECK_EQ_INT(xray_stream_open(path, &log, &xs, 0, err, sizeof(err)), 0);
+  { struct stat sb; stat(path, &sb); CHECK(truncate(path, sb.st_size/3)==0); }
+  total = 0;
+  while( (got = xray_stream_read(xs, ev, 1000))>0 ) total += got;
+  CHECK(total < THREADS*BLOCKS*PER);
+  CHECK(xray_stream_error(xs)!=0 && strstr(xray_stream_error(xs), "the log became shorter")!=0);
+  xray_stream_close(xs);
+}
+
 static void test_room(void){
   const char *path = scratch();
   fnt_room *r = 0;
@@ -295,6 +359,7 @@ static void test_room(void){
 int main(void){
   test_basic();
   test_fdr();
+  test_stream();
   test_room();
   return t_finish("test_xray_log");
 }
