@@ -251,7 +251,7 @@ int writer_failed(writer *w){
 
 int writer_close(writer *w, int status){
   const char *name = w->path ? w->path : "stdout";
-  int err, serr = 0;
+  int err, serr = 0, ferr = 0;
   /* The stream's last bytes: its own buffer (fclose), then sbuf's. */
   if( w->stream ){
     if( fclose(w->stream) ) serr = errno;
@@ -268,8 +268,14 @@ int writer_close(writer *w, int status){
   pthread_cond_destroy(&w->has_job);
   pthread_cond_destroy(&w->has_room);
   err = w->err ? w->err : serr;
+  /* The bytes reach the disk before the rename publishes them: renamed
+  ** first, a power loss could leave the name on an empty file. */
+  if( w->tmp && err==0 && status==0 && fsync(w->fd) ) ferr = errno;
   if( w->fd!=STDOUT_FILENO && w->fd>=0 && close(w->fd) && err==0 ) err = errno;
-  if( err && w->started ){
+  if( err==0 && ferr ){
+    err = ferr;
+    cli_error(w->cmd, "%s: write failed: %s", name, strerror(err));
+  }else if( err && w->started ){
     cli_error(w->cmd, "%s: write failed: %s", name, strerror(err));
   }
   if( err ) status = 1;
