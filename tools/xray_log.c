@@ -380,14 +380,15 @@ static int read_fdr(reader *r){
 ** Pass 2: the merge.  Each thread's blocks are sorted by first TSC (then
 ** file order) and read one after the other; the threads are merged by a
 ** tournament tree over one cursor a thread, keyed by (TSC, file offset).  Records are
-** decoded from the mapping as the merge reaches them: pass 1 checked them.
+** decoded as the merge reaches them, from each thread's buffer: pass 1
+** checked them.
 */
 /* The merge reads each thread's records into a buffer of its own: 8 MiB
 ** in all, 4-64 KiB a thread.  Not from the mapping of pass 1: a page
 ** mapped is in the RSS until handed back, and handing back the pages
 ** behind threads that read here and there either missed the pages the
 ** kernel maps around a fault (the RSS grew with the log) or cost a walk of
-** the whole mapping each time (+50% import time at 1 MiB steps). */
+** the whole mapping each time (import time +50-100% at 1 MiB steps). */
 #define MERGE_BUFFERS    ((size_t)8 << 20)
 #define MERGE_BUFFER_MAX ((size_t)64 << 10)
 #define MERGE_BUFFER_MIN ((size_t)4 << 10)
