@@ -28,6 +28,13 @@
 ** cache (64 files, 16 MiB: a calls footer and table are 0.3-2 MB parsed). */
 #define FLAME_CACHED_FILES 16
 
+/* The working arrays a flame sizes by its calls or its stack nodes. */
+enum {
+  TMP_NODE_OF, TMP_BY_DEPTH, TMP_CALL_SLOT,          /* foldCalls */
+  TMP_LEN, TMP_AT, TMP_START, TMP_POS, TMP_KIDS, TMP_ORDER,   /* makeRows */
+  FLAME_NTMP
+};
+
 /* One call as the flame needs it. */
 typedef struct flame_call {
   int64_t call_id, parent_id;
@@ -56,7 +63,90 @@ typedef struct flame_build {
   flame_call *call;
   size_t ncall, capcall;
   size_t limit;           /* bytes the build may hold (fnt_flame_compute_within) */
+  /* working arrays of a call or node each (buildTmp), kept by the handle */
+  void *tmp[FLAME_NTMP];
+  size_t captmp[FLAME_NTMP];      /* bytes */
 } flame_build;
+
+/* A flame's largest arrays, kept by the handle for its next flame: a
+** viewer asks for one window after another, and each array freed went
+** back to the kernel, to cost a page fault a page the next time (12 us
+** where this was measured: ten 100k-call windows of the 10M flat bench
+** run took 85 ms each, half of it in 4,300 faults).  At most FLAME_KEEP
+** bytes; fnt_close frees them. */
+#define FLAME_KEEP ((size_t)32 << 20)
+struct fnt_flame_keep {
+  flame_call *call;
+  size_t capcall;
+  fnt_stacktab nodes;
+  void *tmp[FLAME_NTMP];
+  size_t captmp[FLAME_NTMP];
+};
+
+void fnt_flame_keep_free(fnt_store *st){
+  struct fnt_flame_keep *k = st->flame_keep;
+  int i;
+  if( k==0 ) return;
+  fnt_free(k->call);
+  fnt_stacktab_clear(&k->nodes);
+  for(i=0; i<FLAME_NTMP; i++) fnt_free(k->tmp[i]);
+  fnt_free(k);
+  st->flame_keep = 0;
+}
+
+/* Starts build b with the arrays the handle kept, emptied. */
+static void buildTake(flame_build *b){
+  struct fnt_flame_keep *k = b->st->flame_keep;
+  int i;
+  if( k==0 ) return;
+  b->call = k->call;
+  b->capcall = k->capcall;
+  b->nodes = k->nodes;
+  b->nodes.n = 0;
+  if( b->nodes.slot ) memset(b->nodes.slot, 0, ((size_t)b->nodes.mask+1)*sizeof(uint32_t));
+  for(i=0; i<FLAME_NTMP; i++){ b->tmp[i] = k->tmp[i]; b->captmp[i] = k->captmp[i]; }
+  memset(k, 0, sizeof(*k));
+}
+
+/* Ends build b: its arrays go to the handle when they fit FLAME_KEEP (and
+** a place for them can be had), else they are freed. */
+static void buildKeep(flame_build *b){
+  struct fnt_flame_keep *k = b->st->flame_keep;
+  size_t bytes = b->capcall*sizeof(flame_call)
+               + (size_t)b->nodes.cap*sizeof(fnt_calls_stack)
+               + (b->nodes.slot ? ((size_t)b->nodes.mask+1)*sizeof(uint32_t) : 0);
+  int i;
+  for(i=0; i<FLAME_NTMP; i++) bytes += b->captmp[i];
+  if( k==0 && bytes<=FLAME_KEEP ) k = b->st->flame_keep = fnt_calloc(1, sizeof(*k));
+  if( k==0 || bytes>FLAME_KEEP ){
+    fnt_free(b->call);
+    fnt_stacktab_clear(&b->nodes);
+    for(i=0; i<FLAME_NTMP; i++) fnt_free(b->tmp[i]);
+  }else{
+    k->call = b->call;
+    k->capcall = b->capcall;
+    k->nodes = b->nodes;
+    for(i=0; i<FLAME_NTMP; i++){ k->tmp[i] = b->tmp[i]; k->captmp[i] = b->captmp[i]; }
+  }
+  b->call = 0; b->capcall = 0;
+  memset(&b->nodes, 0, sizeof(b->nodes));
+  for(i=0; i<FLAME_NTMP; i++){ b->tmp[i] = 0; b->captmp[i] = 0; }
+}
+
+/* Working array `which` (TMP_...) of n items of `size` bytes, its
+** contents left over; owned by the build.  NULL: out of memory. */
+static void *buildTmp(flame_build *b, int which, size_t n, size_t size){
+  size_t bytes;
+  if( n==0 ) n = 1;
+  if( n > SIZE_MAX/size ) return 0;
+  bytes = n*size;
+  if( b->captmp[which]<bytes ){
+    fnt_free(b->tmp[which]);
+    b->tmp[which] = fnt_malloc(bytes);
+    b->captmp[which] = b->tmp[which] ? bytes : 0;
+  }
+  return b->tmp[which];
+}
 
 size_t fnt_flame_count(const fnt_flame *f){ return f ? f->n : 0; }
 const fnt_flame_row *fnt_flame_rows(const fnt_flame *f){ return f ? f->rows : 0; }
@@ -136,12 +226,13 @@ static uint64_t callHash(int64_t id, uint32_t depth, uint32_t thread){
 /* Indexes the calls by identity (open addressing, index + 1, 0 empty; the
 ** first of equal identities wins).  @return the slots (mask in *mask), or
 ** NULL out of memory. */
-static uint32_t *indexCalls(const flame_build *b, uint32_t *mask){
+static uint32_t *indexCalls(flame_build *b, uint32_t *mask){
   size_t nSlot = 1024, i;
   uint32_t *slot;
   while( nSlot < 2*b->ncall ) nSlot *= 2;
-  slot = fnt_calloc(nSlot, sizeof(uint32_t));
+  slot = buildTmp(b, TMP_CALL_SLOT, nSlot, sizeof(uint32_t));
   if( slot==0 ) return 0;
+  memset(slot, 0, nSlot*sizeof(uint32_t));
   *mask = (uint32_t)(nSlot-1);
   for(i=0; i<b->ncall; i++){
     const flame_call *c = &b->call[i];
@@ -170,13 +261,13 @@ static int64_t findParent(const flame_build *b, const uint32_t *slot,
 
 /* The calls' indexes by depth (stable): a parent before its children.
 ** @return them, or NULL out of memory. */
-static uint32_t *orderByDepth(const flame_build *b){
+static uint32_t *orderByDepth(flame_build *b){
   uint32_t maxDepth = 0, *cnt, *out;
   size_t i;
   for(i=0; i<b->ncall; i++) if( b->call[i].depth>maxDepth ) maxDepth = b->call[i].depth;
   cnt = fnt_calloc((size_t)maxDepth+2, sizeof(uint32_t));
-  out = fnt_malloc((b->ncall ? b->ncall : 1)*sizeof(uint32_t));
-  if( cnt==0 || out==0 ){ fnt_free(cnt); fnt_free(out); return 0; }
+  out = buildTmp(b, TMP_BY_DEPTH, b->ncall, sizeof(uint32_t));
+  if( cnt==0 || out==0 ){ fnt_free(cnt); return 0; }
   for(i=0; i<b->ncall; i++) cnt[b->call[i].depth+1]++;
   for(i=1; i<=(size_t)maxDepth; i++) cnt[i] += cnt[i-1];
   for(i=0; i<b->ncall; i++) out[cnt[b->call[i].depth]++] = (uint32_t)i;
@@ -275,12 +366,11 @@ static int readCalls(flame_build *b, fnt_snapshot *snap, const char *run_id,
 /* Adds every call in the range to its stack node, depth by depth so that a
 ** parent's node is known before its children's. */
 static int foldCalls(flame_build *b, const fnt_flame_window *w){
-  uint32_t *nodeOf = fnt_malloc((b->ncall ? b->ncall : 1)*sizeof(uint32_t));
+  uint32_t *nodeOf = buildTmp(b, TMP_NODE_OF, b->ncall, sizeof(uint32_t));
   uint32_t *order = orderByDepth(b);
   uint32_t mask = 0, *slot = indexCalls(b, &mask);
   size_t n;
-  int rc = FNT_OK;
-  if( nodeOf==0 || order==0 || slot==0 ){ rc = FNT_E_NOMEM; goto done; }
+  if( nodeOf==0 || order==0 || slot==0 ) return FNT_E_NOMEM;
   for(n=0; n<b->ncall; n++){
     uint32_t i = order[n];
     const flame_call *c = &b->call[i];
@@ -291,7 +381,7 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
       ** store inconsistency: fold the call at depth 0 rather than fail. */
       if( j>=0 ) parent = nodeOf[j];
     }
-    if( internNode(b, parent, c->sym, &id) ){ rc = FNT_E_NOMEM; goto done; }
+    if( internNode(b, parent, c->sym, &id) ) return FNT_E_NOMEM;
     nodeOf[i] = id;
     if( w ){
       int64_t s, e;
@@ -305,11 +395,7 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
     }
     b->nodes.node[id].calls++;
   }
-done:
-  fnt_free(nodeOf);
-  fnt_free(order);
-  fnt_free(slot);
-  return rc;
+  return FNT_OK;
 }
 
 static void buildClear(flame_build *b){
@@ -317,8 +403,7 @@ static void buildClear(flame_build *b){
   for(i=0; i<b->nsym; i++) fnt_free(b->sym[i]);
   fnt_free(b->sym);
   fnt_free(b->symslot);
-  fnt_stacktab_clear(&b->nodes);
-  fnt_free(b->call);
+  buildKeep(b);
 }
 
 /* Symbol ids by function index of the function table last read, which
@@ -410,6 +495,7 @@ static int foldStored(flame_build *b, fnt_snapshot *snap, const char *run_id,
     memset(b, 0, sizeof(*b));
     b->st = st;
     b->limit = limit;
+    buildTake(b);
   }
   if( rc==FNT_OK && *ok ) rc = fnt_calls_read_open(b->st, files.tail, &tab, &v);
   for(i=0; rc==FNT_OK && *ok && i<v.n; i++){
@@ -461,7 +547,7 @@ static int cmpSymRank(const void *a, const void *b){
 ** no symbol holds a ';' or begins another: then the order is strcmp's and
 ** no two nodes have the same text.  @return the node ids (*n of them), or
 ** NULL out of memory. */
-static uint32_t *stackOrder(const flame_build *b, size_t *n, int *plain){
+static uint32_t *stackOrder(flame_build *b, size_t *n, int *plain){
   const fnt_calls_stack *node = b->nodes.node;
   uint32_t nn = b->nodes.n, k, *rank = 0, *out = 0;
   size_t *start = 0, *pos = 0, sp = 0, capsp = 0, i;
@@ -471,11 +557,12 @@ static uint32_t *stackOrder(const flame_build *b, size_t *n, int *plain){
   *n = 0;
   rank = fnt_malloc(((size_t)b->nsym+1)*sizeof(uint32_t));
   sr = fnt_malloc(((size_t)b->nsym+1)*sizeof(sym_rank));
-  start = fnt_calloc((size_t)nn+2, sizeof(size_t));
-  pos = fnt_malloc(((size_t)nn+2)*sizeof(size_t));
-  kids = fnt_malloc(((size_t)nn+1)*sizeof(uint64_t));
-  out = fnt_malloc(((size_t)nn+1)*sizeof(uint32_t));
+  start = buildTmp(b, TMP_START, (size_t)nn+2, sizeof(size_t));
+  pos = buildTmp(b, TMP_POS, (size_t)nn+2, sizeof(size_t));
+  kids = buildTmp(b, TMP_KIDS, (size_t)nn+1, sizeof(uint64_t));
+  out = buildTmp(b, TMP_ORDER, (size_t)nn+1, sizeof(uint32_t));
   if( !rank || !sr || !start || !pos || !kids || !out ) goto nomem;
+  memset(start, 0, ((size_t)nn+2)*sizeof(size_t));
   for(k=0; k<b->nsym; k++){ sr[k].z = b->sym[k]; sr[k].id = k; }
   qsort(sr, b->nsym, sizeof(sym_rank), cmpSymRank);
   *plain = 1;
@@ -516,11 +603,10 @@ static uint32_t *stackOrder(const flame_build *b, size_t *n, int *plain){
       stk[sp++].end = start[k+2];
     }
   }
-  fnt_free(stk); fnt_free(rank); fnt_free(sr); fnt_free(start); fnt_free(pos); fnt_free(kids);
+  fnt_free(stk); fnt_free(rank); fnt_free(sr);
   return out;
 nomem:
-  fnt_free(stk); fnt_free(rank); fnt_free(sr); fnt_free(start); fnt_free(pos); fnt_free(kids);
-  fnt_free(out);
+  fnt_free(stk); fnt_free(rank); fnt_free(sr);
   return 0;
 }
 
@@ -535,11 +621,12 @@ static int makeRows(flame_build *b, fnt_flame *f){
   /* lengths, offsets and the order's arrays: about 6 words a node */
   if( (rc = within(b, (size_t)b->nodes.n*6*sizeof(size_t)))!=FNT_OK ) return rc;
   rc = FNT_E_NOMEM;
-  len = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
-  at = fnt_calloc(b->nodes.n ? b->nodes.n : 1, sizeof(size_t));
+  len = buildTmp(b, TMP_LEN, b->nodes.n, sizeof(size_t));
+  at = buildTmp(b, TMP_AT, b->nodes.n, sizeof(size_t));
   symLen = fnt_malloc(((size_t)b->nsym+1)*sizeof(size_t));
   order = stackOrder(b, &norder, &plain);
   if( len==0 || at==0 || symLen==0 || order==0 ) goto nomem;
+  memset(at, 0, (b->nodes.n ? b->nodes.n : 1)*sizeof(size_t));
   for(k=0; k<b->nsym; k++) symLen[k] = strlen(b->sym[k]);
   /* Nodes are interned after their parents: one pass gives every length. */
   for(k=0; k<b->nodes.n; k++){
@@ -582,10 +669,7 @@ static int makeRows(flame_build *b, fnt_flame *f){
     f->n++;
     off += len[k]+1;
   }
-  fnt_free(len);
-  fnt_free(at);
   fnt_free(symLen);
-  fnt_free(order);
   /* The order by symbols is strcmp's but for the odd symbol (stackOrder):
   ** one comparison per row checks it and finds the texts to merge. */
   for(i=n=0; !plain && i<f->n; i++){
@@ -609,10 +693,7 @@ static int makeRows(flame_build *b, fnt_flame *f){
   if( !plain ) f->n = n;
   return FNT_OK;
 nomem:
-  fnt_free(len);
-  fnt_free(at);
   fnt_free(symLen);
-  fnt_free(order);
   return rc;
 }
 
@@ -641,6 +722,7 @@ int fnt_flame_compute_within(fnt_snapshot *snap, const char *run_id,
   memset(&b, 0, sizeof(b));
   b.st = st;
   b.limit = max_bytes;
+  buildTake(&b);
   if( w==0 ){
     int ok = 0;
     rc = foldStored(&b, snap, run_id, &ok);

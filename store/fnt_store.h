@@ -702,14 +702,18 @@ typedef struct fnt_flame fnt_flame;
 
 /* The flame of `run_id` in a pinned snapshot, of the whole run (w NULL) or
 ** of window w.  Memory and time grow with the calls that overlap w (every
-** call of the run without one).  An unknown run gives no rows.
+** call of the run without one).  An unknown run gives no rows.  The handle
+** keeps the working arrays of its last flame, when they take at most 32 MB,
+** for the next one (a viewer asks for window after window); fnt_close()
+** frees them.
 ** @return FNT_OK, FNT_E_MISUSE (w->t1 <= w->t0, a NULL argument) or a
 **         negative code; on failure *out is NULL. */
 int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
                       const fnt_flame_window *w, fnt_flame **out);
 /* fnt_flame_compute() within `max_bytes` of memory (the calls read, the
 ** stack nodes and the rows' text, counted as they grow): past it the work
-** stops and FNT_E_LIMIT says so, with nothing left allocated.  A caller
+** stops and FNT_E_LIMIT says so, with nothing left allocated but what the
+** handle keeps (above).  A caller
 ** that must not hold a run's stacks at once (an export) then folds them
 ** another way. */
 int fnt_flame_compute_within(fnt_snapshot *snap, const char *run_id,

@@ -253,7 +253,10 @@ struct fnt_store {
   uint32_t group_rg;
   int threads;                       /* filing may use a worker thread */
   uint64_t fn_versions;              /* the last fnt_call_block.fn_version given */
+  struct fnt_flame_keep *flame_keep; /* flame.c: working arrays kept */
 };
+/* flame.c: frees what the handle's flames kept (fnt_close). */
+void fnt_flame_keep_free(fnt_store *st);
 /* dir/rel into a fresh allocation. */
 char *fnt_path_join(const fnt_store *st, const char *rel);
 /* A folder name for a partition value: readable where safe, never a path. */
