@@ -50,87 +50,96 @@ struct fnt_flame {
   char *text;             /* the stacks' bytes, rows point into it */
 };
 
+/* The arrays a flame grows with the calls it reads and their stack nodes:
+** what the handle keeps for its next flame (fnt_store.flame_keep). */
+typedef struct fnt_flame_keep {
+  /* stack nodes (parent + 1, symbol id): self is the summed self_ns, or in
+  ** a window the clipped self */
+  fnt_stacktab nodes;
+  flame_call *call;             /* the calls read, capcall of them */
+  size_t capcall;
+  void *tmp[FLAME_NTMP];        /* working arrays (buildTmp) */
+  size_t captmp[FLAME_NTMP];    /* bytes */
+} flame_arrays;
+
 typedef struct flame_build {
   fnt_store *st;
   /* symbols, interned */
   char **sym;
   uint32_t nsym, capsym;
   uint32_t *symslot, symmask;
-  /* stack nodes (parent + 1, symbol id): self is the summed self_ns, or in
-  ** a window the clipped self */
-  fnt_stacktab nodes;
-  /* the calls read */
-  flame_call *call;
-  size_t ncall, capcall;
+  flame_arrays a;
+  size_t ncall;                 /* calls in a.call */
   size_t limit;           /* bytes the build may hold (fnt_flame_compute_within) */
-  /* working arrays of a call or node each (buildTmp), kept by the handle */
-  void *tmp[FLAME_NTMP];
-  size_t captmp[FLAME_NTMP];      /* bytes */
 } flame_build;
 
-/* A flame's largest arrays, kept by the handle for its next flame: a
-** viewer asks for one window after another, and each array freed went
-** back to the kernel, to cost a page fault a page the next time (12 us
-** where this was measured: ten 100k-call windows of the 10M flat bench
-** run took 85 ms each, half of it in 4,300 faults).  At most FLAME_KEEP
-** bytes; fnt_close frees them. */
+/* A flame's arrays are kept by the handle for its next flame: a viewer
+** asks for one window after another, and each array freed went back to
+** the kernel, to cost a page fault a page the next time (12 us where this
+** was measured: ten 100k-call windows of the 10M flat bench run took 85 ms
+** each, half of it in 4,300 faults).  At most FLAME_KEEP bytes, and none
+** that a bounded build could not hold; fnt_close frees them. */
 #define FLAME_KEEP ((size_t)32 << 20)
-struct fnt_flame_keep {
-  flame_call *call;
-  size_t capcall;
-  fnt_stacktab nodes;
-  void *tmp[FLAME_NTMP];
-  size_t captmp[FLAME_NTMP];
-};
+
+/* The calls, nodes and slots held: what grows with the calls read. */
+static size_t heldBytes(const flame_arrays *a){
+  return a->capcall*sizeof(flame_call)
+       + (size_t)a->nodes.cap*sizeof(fnt_calls_stack)
+       + (a->nodes.slot ? ((size_t)a->nodes.mask+1)*sizeof(uint32_t) : 0);
+}
+
+static size_t arraysBytes(const flame_arrays *a){
+  size_t bytes = heldBytes(a);
+  int i;
+  for(i=0; i<FLAME_NTMP; i++) bytes += a->captmp[i];
+  return bytes;
+}
+
+static void arraysFree(flame_arrays *a){
+  int i;
+  fnt_free(a->call);
+  fnt_stacktab_clear(&a->nodes);
+  for(i=0; i<FLAME_NTMP; i++) fnt_free(a->tmp[i]);
+  memset(a, 0, sizeof(*a));
+}
 
 void fnt_flame_keep_free(fnt_store *st){
-  struct fnt_flame_keep *k = st->flame_keep;
-  int i;
-  if( k==0 ) return;
-  fnt_free(k->call);
-  fnt_stacktab_clear(&k->nodes);
-  for(i=0; i<FLAME_NTMP; i++) fnt_free(k->tmp[i]);
-  fnt_free(k);
+  if( st->flame_keep==0 ) return;
+  arraysFree(st->flame_keep);
+  fnt_free(st->flame_keep);
   st->flame_keep = 0;
 }
 
-/* Starts build b with the arrays the handle kept, emptied. */
+/* Starts build b with the arrays the handle kept, emptied (freed if they
+** are more than b may hold). */
 static void buildTake(flame_build *b){
-  struct fnt_flame_keep *k = b->st->flame_keep;
-  int i;
+  flame_arrays *k = b->st->flame_keep;
   if( k==0 ) return;
-  b->call = k->call;
-  b->capcall = k->capcall;
-  b->nodes = k->nodes;
-  b->nodes.n = 0;
-  if( b->nodes.slot ) memset(b->nodes.slot, 0, ((size_t)b->nodes.mask+1)*sizeof(uint32_t));
-  for(i=0; i<FLAME_NTMP; i++){ b->tmp[i] = k->tmp[i]; b->captmp[i] = k->captmp[i]; }
+  b->a = *k;
   memset(k, 0, sizeof(*k));
+  if( arraysBytes(&b->a)>b->limit ){
+    arraysFree(&b->a);
+    return;
+  }
+  b->a.nodes.n = 0;
+  if( b->a.nodes.slot ) memset(b->a.nodes.slot, 0, ((size_t)b->a.nodes.mask+1)*sizeof(uint32_t));
 }
 
 /* Ends build b: its arrays go to the handle when they fit FLAME_KEEP (and
 ** a place for them can be had), else they are freed. */
 static void buildKeep(flame_build *b){
-  struct fnt_flame_keep *k = b->st->flame_keep;
-  size_t bytes = b->capcall*sizeof(flame_call)
-               + (size_t)b->nodes.cap*sizeof(fnt_calls_stack)
-               + (b->nodes.slot ? ((size_t)b->nodes.mask+1)*sizeof(uint32_t) : 0);
-  int i;
-  for(i=0; i<FLAME_NTMP; i++) bytes += b->captmp[i];
-  if( k==0 && bytes<=FLAME_KEEP ) k = b->st->flame_keep = fnt_calloc(1, sizeof(*k));
-  if( k==0 || bytes>FLAME_KEEP ){
-    fnt_free(b->call);
-    fnt_stacktab_clear(&b->nodes);
-    for(i=0; i<FLAME_NTMP; i++) fnt_free(b->tmp[i]);
-  }else{
-    k->call = b->call;
-    k->capcall = b->capcall;
-    k->nodes = b->nodes;
-    for(i=0; i<FLAME_NTMP; i++){ k->tmp[i] = b->tmp[i]; k->captmp[i] = b->captmp[i]; }
+  flame_arrays *k = b->st->flame_keep;
+  if( arraysBytes(&b->a)>FLAME_KEEP ){
+    arraysFree(&b->a);
+    return;
   }
-  b->call = 0; b->capcall = 0;
-  memset(&b->nodes, 0, sizeof(b->nodes));
-  for(i=0; i<FLAME_NTMP; i++){ b->tmp[i] = 0; b->captmp[i] = 0; }
+  if( k==0 ) k = b->st->flame_keep = fnt_calloc(1, sizeof(*k));
+  if( k==0 ){
+    arraysFree(&b->a);
+    return;
+  }
+  *k = b->a;
+  memset(&b->a, 0, sizeof(b->a));
 }
 
 /* Working array `which` (TMP_...) of n items of `size` bytes, its
@@ -140,12 +149,12 @@ static void *buildTmp(flame_build *b, int which, size_t n, size_t size){
   if( n==0 ) n = 1;
   if( n > SIZE_MAX/size ) return 0;
   bytes = n*size;
-  if( b->captmp[which]<bytes ){
-    fnt_free(b->tmp[which]);
-    b->tmp[which] = fnt_malloc(bytes);
-    b->captmp[which] = b->tmp[which] ? bytes : 0;
+  if( b->a.captmp[which]<bytes ){
+    fnt_free(b->a.tmp[which]);
+    b->a.tmp[which] = fnt_malloc(bytes);
+    b->a.captmp[which] = b->a.tmp[which] ? bytes : 0;
   }
-  return b->tmp[which];
+  return b->a.tmp[which];
 }
 
 size_t fnt_flame_count(const fnt_flame *f){ return f ? f->n : 0; }
@@ -211,7 +220,7 @@ static int internSym(flame_build *b, const char *z, uint32_t *id){
 
 /* The node (parent node or UINT32_MAX at depth 0, symbol). */
 static int internNode(flame_build *b, uint32_t parent, uint32_t sym, uint32_t *id){
-  return fnt_stacktab_intern(&b->nodes, parent==UINT32_MAX ? 0 : parent+1, sym, id);
+  return fnt_stacktab_intern(&b->a.nodes, parent==UINT32_MAX ? 0 : parent+1, sym, id);
 }
 
 /* A call's identity: (call_id, depth, thread), which also tells apart the
@@ -235,10 +244,10 @@ static uint32_t *indexCalls(flame_build *b, uint32_t *mask){
   memset(slot, 0, nSlot*sizeof(uint32_t));
   *mask = (uint32_t)(nSlot-1);
   for(i=0; i<b->ncall; i++){
-    const flame_call *c = &b->call[i];
+    const flame_call *c = &b->a.call[i];
     uint32_t h = (uint32_t)callHash(c->call_id, c->depth, c->thread) & *mask;
     for(; slot[h]; h = (h+1) & *mask){
-      const flame_call *x = &b->call[slot[h]-1];
+      const flame_call *x = &b->a.call[slot[h]-1];
       if( x->call_id==c->call_id && x->depth==c->depth && x->thread==c->thread ) break;
     }
     if( slot[h]==0 ) slot[h] = (uint32_t)i+1;
@@ -251,7 +260,7 @@ static int64_t findParent(const flame_build *b, const uint32_t *slot,
                           uint32_t mask, const flame_call *c){
   uint32_t h = (uint32_t)callHash(c->parent_id, c->depth-1, c->thread) & mask;
   for(; slot[h]; h = (h+1) & mask){
-    const flame_call *x = &b->call[slot[h]-1];
+    const flame_call *x = &b->a.call[slot[h]-1];
     if( x->call_id==c->parent_id && x->depth==c->depth-1 && x->thread==c->thread ){
       return (int64_t)slot[h]-1;
     }
@@ -264,13 +273,13 @@ static int64_t findParent(const flame_build *b, const uint32_t *slot,
 static uint32_t *orderByDepth(flame_build *b){
   uint32_t maxDepth = 0, *cnt, *out;
   size_t i;
-  for(i=0; i<b->ncall; i++) if( b->call[i].depth>maxDepth ) maxDepth = b->call[i].depth;
+  for(i=0; i<b->ncall; i++) if( b->a.call[i].depth>maxDepth ) maxDepth = b->a.call[i].depth;
   cnt = fnt_calloc((size_t)maxDepth+2, sizeof(uint32_t));
   out = buildTmp(b, TMP_BY_DEPTH, b->ncall, sizeof(uint32_t));
   if( cnt==0 || out==0 ){ fnt_free(cnt); return 0; }
-  for(i=0; i<b->ncall; i++) cnt[b->call[i].depth+1]++;
+  for(i=0; i<b->ncall; i++) cnt[b->a.call[i].depth+1]++;
   for(i=1; i<=(size_t)maxDepth; i++) cnt[i] += cnt[i-1];
-  for(i=0; i<b->ncall; i++) out[cnt[b->call[i].depth]++] = (uint32_t)i;
+  for(i=0; i<b->ncall; i++) out[cnt[b->a.call[i].depth]++] = (uint32_t)i;
   fnt_free(cnt);
   return out;
 }
@@ -278,21 +287,19 @@ static uint32_t *orderByDepth(flame_build *b){
 /* FNT_E_LIMIT when what the build holds, and `more` bytes it is about to
 ** take, pass its limit; else FNT_OK. */
 static int within(const flame_build *b, size_t more){
-  size_t used = b->capcall*sizeof(flame_call)
-              + (size_t)b->nodes.cap*sizeof(fnt_calls_stack)
-              + (b->nodes.slot ? ((size_t)b->nodes.mask+1)*sizeof(uint32_t) : 0)
+  size_t used = heldBytes(&b->a)
               + (size_t)b->capsym*(sizeof(char*) + 2*sizeof(uint32_t));
   return used + more > b->limit ? FNT_E_LIMIT : FNT_OK;
 }
 
 /* Room for one more call.  @return FNT_OK or FNT_E_NOMEM. */
 static int growCalls(flame_build *b){
-  if( b->ncall==b->capcall ){
-    size_t nNew = b->capcall ? b->capcall*2 : 4096;
-    flame_call *a = fnt_realloc(b->call, nNew*sizeof(*a));
+  if( b->ncall==b->a.capcall ){
+    size_t nNew = b->a.capcall ? b->a.capcall*2 : 4096;
+    flame_call *a = fnt_realloc(b->a.call, nNew*sizeof(*a));
     if( a==0 ) return FNT_E_NOMEM;
-    b->call = a;
-    b->capcall = nNew;
+    b->a.call = a;
+    b->a.capcall = nNew;
   }
   return FNT_OK;
 }
@@ -312,7 +319,7 @@ static int addBlock(flame_build *b, const fnt_call_block *k, uint32_t *symOf){
       symOf[fn] = id+1;
     }
     if( (rc = growCalls(b))!=FNT_OK ) return rc;
-    x = &b->call[b->ncall++];
+    x = &b->a.call[b->ncall++];
     x->call_id = k->call_id[i];
     x->parent_id = k->parent_id[i];
     x->start = k->start_ns[i];
@@ -373,7 +380,7 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
   if( nodeOf==0 || order==0 || slot==0 ) return FNT_E_NOMEM;
   for(n=0; n<b->ncall; n++){
     uint32_t i = order[n];
-    const flame_call *c = &b->call[i];
+    const flame_call *c = &b->a.call[i];
     uint32_t parent = UINT32_MAX, id;
     if( c->parent_id>=0 && c->depth>0 ){
       int64_t j = findParent(b, slot, mask, c);
@@ -388,12 +395,12 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
       if( !(c->start < w->t1 && (c->end > w->t0 || c->start >= w->t0)) ) continue;
       s = c->start > w->t0 ? c->start : w->t0;
       e = c->end < w->t1 ? c->end : w->t1;
-      if( parent!=UINT32_MAX ) b->nodes.node[parent].self -= e - s;
-      b->nodes.node[id].self += e - s;
+      if( parent!=UINT32_MAX ) b->a.nodes.node[parent].self -= e - s;
+      b->a.nodes.node[id].self += e - s;
     }else{
-      b->nodes.node[id].self += c->self;
+      b->a.nodes.node[id].self += c->self;
     }
-    b->nodes.node[id].calls++;
+    b->a.nodes.node[id].calls++;
   }
   return FNT_OK;
 }
@@ -447,8 +454,8 @@ static int addFileStacks(flame_build *b, const fnt_segment *seg, sym_map *m){
       break;
     }
     nodeOf[i] = id;
-    b->nodes.node[id].self += x->self;
-    b->nodes.node[id].calls += x->calls;
+    b->a.nodes.node[id].self += x->self;
+    b->a.nodes.node[id].calls += x->calls;
   }
   fnt_free(nodeOf);
   fnt_free(v);
@@ -502,7 +509,7 @@ static int foldStored(flame_build *b, fnt_snapshot *snap, const char *run_id,
     /* The open frames as calls, folded like any others. */
     rc = growCalls(b);
     if( rc==FNT_OK ){
-      flame_call *x = &b->call[b->ncall++];
+      flame_call *x = &b->a.call[b->ncall++];
       x->call_id = v.a[i].call_id;
       x->parent_id = v.a[i].parent_id;
       x->start = v.a[i].start;
@@ -548,8 +555,8 @@ static int cmpSymRank(const void *a, const void *b){
 ** no two nodes have the same text.  @return the node ids (*n of them), or
 ** NULL out of memory. */
 static uint32_t *stackOrder(flame_build *b, size_t *n, int *plain){
-  const fnt_calls_stack *node = b->nodes.node;
-  uint32_t nn = b->nodes.n, k, *rank = 0, *out = 0;
+  const fnt_calls_stack *node = b->a.nodes.node;
+  uint32_t nn = b->a.nodes.n, k, *rank = 0, *out = 0;
   size_t *start = 0, *pos = 0, sp = 0, capsp = 0, i;
   uint64_t *kids = 0;
   sym_rank *sr = 0;
@@ -617,24 +624,24 @@ static int makeRows(flame_build *b, fnt_flame *f){
   size_t *len, *symLen, *at;    /* at: a node's text offset + 1, 0 none */
   uint32_t k, *order;
   int sorted = 1, plain = 0, rc;
-  const fnt_calls_stack *node = b->nodes.node;
+  const fnt_calls_stack *node = b->a.nodes.node;
   /* lengths, offsets and the order's arrays: about 6 words a node */
-  if( (rc = within(b, (size_t)b->nodes.n*6*sizeof(size_t)))!=FNT_OK ) return rc;
+  if( (rc = within(b, (size_t)b->a.nodes.n*6*sizeof(size_t)))!=FNT_OK ) return rc;
   rc = FNT_E_NOMEM;
-  len = buildTmp(b, TMP_LEN, b->nodes.n, sizeof(size_t));
-  at = buildTmp(b, TMP_AT, b->nodes.n, sizeof(size_t));
+  len = buildTmp(b, TMP_LEN, b->a.nodes.n, sizeof(size_t));
+  at = buildTmp(b, TMP_AT, b->a.nodes.n, sizeof(size_t));
   symLen = fnt_malloc(((size_t)b->nsym+1)*sizeof(size_t));
   order = stackOrder(b, &norder, &plain);
   if( len==0 || at==0 || symLen==0 || order==0 ) goto nomem;
-  memset(at, 0, (b->nodes.n ? b->nodes.n : 1)*sizeof(size_t));
+  memset(at, 0, (b->a.nodes.n ? b->a.nodes.n : 1)*sizeof(size_t));
   for(k=0; k<b->nsym; k++) symLen[k] = strlen(b->sym[k]);
   /* Nodes are interned after their parents: one pass gives every length. */
-  for(k=0; k<b->nodes.n; k++){
+  for(k=0; k<b->a.nodes.n; k++){
     const fnt_calls_stack *x = &node[k];
     len[k] = symLen[x->fn] + (x->parent ? len[x->parent-1]+1 : 0);
     if( x->calls ){ total += len[k]+1; n++; }
   }
-  rc = within(b, (size_t)b->nodes.n*3*sizeof(size_t) + total + n*sizeof(fnt_flame_row));
+  rc = within(b, (size_t)b->a.nodes.n*3*sizeof(size_t) + total + n*sizeof(fnt_flame_row));
   if( rc!=FNT_OK ) goto nomem;
   rc = FNT_E_NOMEM;
   f->rows = fnt_calloc(n ? n : 1, sizeof(fnt_flame_row));
