@@ -9,7 +9,8 @@
 **                     (0 events, 1 runs, 2 profile, 3 events again);
 **           bit 2:    "sign" the bytes: force both magics and recompute the
 **                     footer checksum in the trailer, then, once the footer
-**                     parses, the checksum of every column chunk, so that
+**                     parses, the checksum of every column chunk (in the
+**                     footer's bytes, signed again), so that
 **                     mutations reach the footer parser and the decoders
 **                     instead of all dying at a checksum;
 **   the rest:         the segment file.
@@ -148,20 +149,33 @@ static uint8_t *rawFooterCopy(const uint8_t *p, size_t n, size_t *nOut){
 }
 
 /* The footer parsed: make every column chunk's checksum match its bytes,
-** in the cached footer that the scan below will use. */
-static void signChunks(fnt_store *st, const char *rel, const uint8_t *p, size_t n){
+** in the file's raw footer p[0..n) (its descriptors stay there: readers
+** parse a group's when they read it), and sign the footer again.  A
+** compressed footer is left as it is. */
+static void signChunks(fnt_store *st, const char *rel, uint8_t *p, size_t n){
   fnt_segment *seg = 0;
+  uint64_t at;
   uint32_t g, c;
   if( fnt_segment_open(st, rel, &seg) ) return;
-  for(g=0; g<seg->nrg; g++){
-    for(c=0; c<seg->nchunk_cols; c++){
-      fnt_seg_chunk *k = &seg->rgs[g].chunks[c];
-      if( k->offset<=n && k->stored_len<=n-k->offset ){
-        k->checksum = fnt_hash(p+k->offset, (size_t)k->stored_len);
-      }
+  at = seg->desc==0 ? seg->desc_at
+     : seg->image && seg->desc>=seg->image ? (uint64_t)(seg->desc - seg->image) : UINT64_MAX;
+  for(g=0; at<=n && g<seg->nrg; g++){
+    fnt_rd r;
+    if( seg->rgs[g].desc_len > n-at || seg->rgs[g].desc > n-at-seg->rgs[g].desc_len ) break;
+    r.p = p + at + seg->rgs[g].desc;
+    r.end = r.p + seg->rgs[g].desc_len;
+    r.ok = 1;
+    for(c=0; c<seg->nchunk_cols && r.ok; c++){
+      uint64_t off = fnt_get_varint(&r), len = fnt_get_varint(&r);
+      (void)fnt_get_varint(&r);
+      (void)fnt_get_u8(&r);
+      if( !r.ok || r.end - r.p < 8 ) break;
+      if( off<=n && len<=n-off ) put64le((uint8_t*)r.p, fnt_hash(p+off, (size_t)len));
+      r.p += 8;
     }
   }
   fnt_segment_release(st, seg);
+  signFooter(p, n);
 }
 
 static volatile uint64_t g_sink;
@@ -214,8 +228,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     fprintf(stderr, "fuzz_segment: cannot write %s\n", g_full[which]);
     abort();
   }
+  if( sign ){
+    if( fnt_open(g_dir, 0, &st)==FNT_OK ) signChunks(st, g_rel[which], buf, n);
+    fnt_close(st);
+    st = 0;
+    if( fuzz_write_file(g_full[which], buf, n) ){
+      fprintf(stderr, "fuzz_segment: cannot write %s\n", g_full[which]);
+      abort();
+    }
+  }
   if( fnt_open(g_dir, 0, &st)==FNT_OK && fnt_snapshot_current(st, &snap)==FNT_OK ){
-    if( sign ) signChunks(st, g_rel[which], buf, n);
     scanAll(st, snap, (fnt_table)which, 0);
     if( which==FNT_TABLE_EVENTS ){
       fnt_heat *h = 0;

@@ -10,6 +10,7 @@
 /* Rows per row group: small enough that a 10,000-event replay window
 ** decodes one or two groups, large enough to compress well. */
 #define FNT_RG_ROWS 16384
+#define FNT_SEG_MAX_COLS 64  /* columns of a segment, at most */
 
 /* Column encodings (FORMAT.md, "Encodings"). */
 enum {
@@ -144,7 +145,9 @@ typedef struct fnt_seg_col {
 typedef struct fnt_seg_rg {
   uint64_t nrows, first_row;
   int64_t seq_min, seq_max, t_min, t_max;
-  fnt_seg_chunk *chunks;    /* its nchunk_cols in fnt_segment.chunk_all */
+  /* Its chunk descriptors, parsed when the group is read: their bytes'
+  ** place in the footer's row-group section, and their length. */
+  uint32_t desc, desc_len;
 } fnt_seg_rg;
 
 typedef struct fnt_segment {
@@ -172,7 +175,15 @@ typedef struct fnt_segment {
                          ** functions to their own ids map them once */
   uint32_t nrg;
   fnt_seg_rg *rgs;
-  fnt_seg_chunk *chunk_all;     /* every row group's chunks, in one block */
+  /* The footer's row-group section, where the groups' chunk descriptors
+  ** are parsed from when a group is read (a calls file has thousands; a
+  ** query reads a few groups): `desc` in memory (the file's image, or a
+  ** copy when the footer was compressed), else read from the file at
+  ** offset desc_at.  data_end: where the footer begins, which every chunk
+  ** lies before. */
+  const uint8_t *desc;
+  uint8_t *desc_copy;
+  uint64_t desc_at, data_end;
   /* Calls segments: row groups [0, nclosed_rg) hold calls that ended, the
   ** rest the frames open at the end (read from the run's tail file only). */
   uint32_t nclosed_rg;
@@ -223,6 +234,12 @@ void fnt_segment_cache_free(fnt_store *st);
 
 /* The segment column of a field id, or NULL (a column this file predates). */
 const fnt_seg_col *fnt_segment_col(const fnt_segment *seg, uint32_t field_id);
+
+/* The chunk descriptors of row group `rg` (seg->nchunk_cols of them, by
+** fnt_seg_col.chunk_index) into *out, which stays valid until the handle
+** looks up another group's.  @return FNT_OK or a code (message set). */
+int fnt_segment_descs(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                      const fnt_seg_chunk **out);
 
 /* Reads, verifies and decompresses a column chunk of row group `rg` into
 ** `raw` (reused; its len is set to the raw length). */

@@ -62,7 +62,7 @@ static void segmentFree(fnt_segment *s){
   fnt_free(s->image);
   for(i=0; i<s->ncols; i++) ownedFree(s->cols[i].const_value);
   fnt_free(s->func_text);
-  fnt_free(s->chunk_all);
+  fnt_free(s->desc_copy);
   fnt_free(s->cols);
   fnt_free(s->threads);
   fnt_free(s->funcs);
@@ -97,19 +97,24 @@ static void skipVarint(fnt_rd *r){
   else r->ok = 0;
 }
 
-/* Skips n row groups' entries: rows, 4 bounds, and nchunk chunk
-** descriptors of 3 varints, a codec and a checksum each. */
+/* Skips n chunk descriptors: 3 varints, a codec and a checksum each. */
+static void skipChunks(fnt_rd *r, uint32_t n){
+  uint32_t j;
+  int k;
+  for(j=0; j<n && r->ok; j++){
+    for(k=0; k<3; k++) skipVarint(r);
+    if( r->end - r->p < 9 ){ r->ok = 0; break; }
+    r->p += 9;
+  }
+}
+
+/* Skips n row groups' entries: rows, 4 bounds, and nchunk descriptors. */
 static void skipRowGroups(fnt_rd *r, uint64_t n, uint32_t nchunk){
   uint64_t i;
-  uint32_t j;
   int k;
   for(i=0; i<n && r->ok; i++){
     for(k=0; k<5; k++) skipVarint(r);
-    for(j=0; j<nchunk && r->ok; j++){
-      for(k=0; k<3; k++) skipVarint(r);
-      if( r->end - r->p < 9 ){ r->ok = 0; break; }
-      r->p += 9;
-    }
+    skipChunks(r, nchunk);
   }
 }
 
@@ -197,9 +202,12 @@ static int parseFuncs(fnt_segment *s, fnt_rd *r){
 
 /* Parses a footer already checked against its checksum; every count is
 ** still bounded by the bytes left, so a forged footer cannot make us
-** allocate wildly or read past the end. */
-static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
-  uint64_t version, n, i, j, nrg;
+** allocate wildly or read past the end.  The row groups' chunk
+** descriptors are skipped: *sec and *secLen give the bytes of the
+** row-group section they lie in (fnt_seg_rg.desc counts from *sec). */
+static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
+                       const uint8_t **sec, size_t *secLen){
+  uint64_t version, n, i, nrg;
   int isnull;
   uint32_t nchunk = 0;
 #define LEFT ((uint64_t)(r->end - r->p))
@@ -208,7 +216,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
   s->table = fnt_get_u8(r);
   s->nrows = fnt_get_varint(r);
   n = fnt_get_varint(r);
-  if( !r->ok || s->table>=FNT_NTABLES || n>LEFT || n>64 ) return FNT_E_CORRUPT;
+  if( !r->ok || s->table>=FNT_NTABLES || n>LEFT || n>FNT_SEG_MAX_COLS ) return FNT_E_CORRUPT;
   s->cols = fnt_calloc(n+1, sizeof(fnt_seg_col));
   if( s->cols==0 ) return FNT_E_NOMEM;
   s->ncols = (uint32_t)n;    /* only now: segmentFree() walks cols[0..ncols) */
@@ -257,11 +265,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
     skipRowGroups(r, n, nchunk);
   }else{
     uint64_t rows = 0;
-    /* Each descriptor takes at least 12 bytes of the footer: n*nchunk is
-    ** bounded by what is left. */
-    if( nchunk && n>LEFT/(12*(uint64_t)nchunk) ) return FNT_E_CORRUPT;
-    s->chunk_all = fnt_calloc((size_t)(n*nchunk)+1, sizeof(fnt_seg_chunk));
-    if( s->chunk_all==0 ) return FNT_E_NOMEM;
+    *sec = r->p;
     for(i=0; i<n && r->ok; i++){
       fnt_seg_rg *g = &s->rgs[i];
       s->nrg = (uint32_t)i+1;
@@ -274,11 +278,11 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd){
       /* Readers decode a row group into FNT_RG_ROWS-row buffers. */
       if( g->nrows==0 || g->nrows>FNT_RG_ROWS ) return FNT_E_CORRUPT;
       rows += g->nrows;
-      g->chunks = s->chunk_all + i*nchunk;
-      for(j=0; j<nchunk && r->ok; j++){
-        if( parseChunk(r, fileDataEnd, &g->chunks[j]) ) return FNT_E_CORRUPT;
-      }
+      g->desc = (uint32_t)(r->p - *sec);
+      skipChunks(r, nchunk);
+      g->desc_len = (uint32_t)(r->p - *sec) - g->desc;
     }
+    *secLen = (size_t)(r->p - *sec);
     if( r->ok && rows!=s->nrows ) return FNT_E_CORRUPT;
   }
   if( s->table==FNT_TABLE_CALLS ){
@@ -325,6 +329,8 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
                        fnt_segment **out){
   fnt_segment *s;
   uint8_t trailer[FNT_SEG_TRAILER], *stored = 0, *footer = 0;
+  const uint8_t *sec = 0;
+  size_t secLen = 0;
   uint64_t size = 0, slen, flen, fsum;
   fnt_rd r;
   int rc;
@@ -403,11 +409,30 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
     goto fail;
   }
   r.p = footer; r.end = footer+flen; r.ok = 1;
-  /* Parsed, a footer takes about twice its bytes (texts, descriptors). */
-  s->bytes = 2*(size_t)flen + sizeof(*s) + (s->image ? (size_t)size : 0);
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
-  rc = parseFooter(s, &r, size-FNT_SEG_TRAILER-slen);
+  s->data_end = size-FNT_SEG_TRAILER-slen;
+  rc = parseFooter(s, &r, s->data_end, &sec, &secLen);
   if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
+  if( rc==FNT_OK && secLen ){
+    /* The descriptors stay where they are when the footer is stored raw
+    ** (writers keep a calls file's so): a query reads a few of a calls
+    ** file's thousands, and parsing them all took half its first open
+    ** (its pages, 40 bytes a descriptor, new memory each). */
+    uint64_t at = s->data_end + (uint64_t)(sec - footer);
+    if( slen==flen && s->image ){
+      s->desc = s->image + at;
+    }else if( slen==flen ){
+      s->desc_at = at;
+    }else if( (s->desc_copy = fnt_malloc(secLen))==0 ){
+      rc = FNT_E_NOMEM;
+    }else{
+      memcpy(s->desc_copy, sec, secLen);
+      s->desc = s->desc_copy;
+    }
+  }
+  /* Parsed, a footer takes about its bytes (texts, bounds, aggregates). */
+  s->bytes = (size_t)flen + sizeof(*s) + (s->image ? (size_t)size : 0)
+           + (s->desc_copy ? secLen : 0);
   if( rc==FNT_E_NOMEM ){
     rc = fnt_err(st, rc, "out of memory reading %s", s->full_path);
     goto fail;
@@ -569,6 +594,9 @@ void fnt_segment_cache_free(fnt_store *st){
   fnt_buf_free(&st->footer[0]);
   fnt_buf_free(&st->footer[1]);
   st->group_serial = 0;
+  fnt_free(st->descs);
+  st->descs = 0;
+  st->descs_serial = 0;
 }
 
 void fnt_set_segment_cache(fnt_store *st, size_t files, size_t bytes){
@@ -586,7 +614,8 @@ const fnt_seg_col *fnt_segment_col(const fnt_segment *s, uint32_t field_id){
   return 0;
 }
 
-/* A chunk's error: "FILE: row group R, field F: WHY", or for the stacks
+/* A chunk's error: "FILE: row group R, field F: WHY" (field 0: of the
+** group's descriptors, "FILE: row group R: WHY"), or for the stacks
 ** or functions chunk "FILE: stacks chunk: WHY". */
 static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                     uint32_t field, const char *why){
@@ -595,8 +624,44 @@ static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                    rg==FNT_CHUNK_FUNCS ? "functions" : rg==FNT_CHUNK_LOD
                    ? "level-of-detail" : "stacks", why);
   }
+  if( field==0 ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u: %s", s->full_path,
+                   (unsigned)rg, why);
+  }
   return fnt_err(st, FNT_E_CORRUPT, "%s: row group %u, field %u: %s", s->full_path,
                  (unsigned)rg, field, why);
+}
+
+/* Parsed from the footer's bytes, in memory or read from the file. */
+int fnt_segment_descs(fnt_store *st, const fnt_segment *s, uint32_t rg,
+                      const fnt_seg_chunk **out){
+  uint8_t buf[FNT_SEG_MAX_COLS*39];   /* a descriptor is at most 39 bytes */
+  const fnt_seg_rg *g = &s->rgs[rg];
+  fnt_rd r;
+  uint32_t j;
+  *out = st->descs;
+  if( st->descs_serial==s->serial && st->descs_rg==rg ) return FNT_OK;
+  if( st->descs==0
+   && (*out = st->descs = fnt_malloc(FNT_SEG_MAX_COLS*sizeof(fnt_seg_chunk)))==0 ){
+    return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
+  }
+  st->descs_serial = 0;
+  if( g->desc_len>sizeof(buf) ) return chunkErr(st, s, rg, 0, "malformed chunk descriptors");
+  r.p = s->desc ? s->desc + g->desc : buf;
+  if( s->desc==0 && segRead(s, buf, g->desc_len, s->desc_at + g->desc) ){
+    return chunkErr(st, s, rg, 0, "cannot read its chunk descriptors (truncated?)");
+  }
+  r.end = r.p + g->desc_len;
+  r.ok = 1;
+  for(j=0; j<s->nchunk_cols; j++){
+    if( parseChunk(&r, s->data_end, &st->descs[j]) || !r.ok ) break;
+  }
+  if( j<s->nchunk_cols || r.p!=r.end ){
+    return chunkErr(st, s, rg, 0, "malformed chunk descriptors");
+  }
+  st->descs_serial = s->serial;
+  st->descs_rg = rg;
+  return FNT_OK;
 }
 
 /* The stored bytes of chunk c of row group rg of a calls segment, from
@@ -609,9 +674,10 @@ static const uint8_t *groupChunk(fnt_store *st, const fnt_segment *s,
   fnt_buf *b = &st->group;
   if( s->table!=FNT_TABLE_CALLS ) return 0;
   if( st->group_serial!=s->serial || st->group_rg!=rg ){
-    const fnt_seg_chunk *k = s->rgs[rg].chunks;
+    const fnt_seg_chunk *k;
     uint64_t lo = UINT64_MAX, hi = 0, sum = 0;
     uint32_t i;
+    if( fnt_segment_descs(st, s, rg, &k) ) return 0;
     for(i=0; i<s->nchunk_cols; i++){
       if( k[i].offset<lo ) lo = k[i].offset;
       if( k[i].offset + k[i].stored_len>hi ) hi = k[i].offset + k[i].stored_len;
@@ -667,8 +733,12 @@ static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c
 int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
                            const fnt_seg_col *col, fnt_buf *scratch,
                            fnt_buf *raw){
-  return readChunk(st, s, &s->rgs[rg].chunks[col->chunk_index], rg,
-                   col->field_id, scratch, raw);
+  const fnt_seg_chunk *k;
+  fnt_seg_chunk c;
+  int rc = fnt_segment_descs(st, s, rg, &k);
+  if( rc ) return rc;
+  c = k[col->chunk_index];              /* st->descs: readChunk may reuse it */
+  return readChunk(st, s, &c, rg, col->field_id, scratch, raw);
 }
 
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,

@@ -260,8 +260,11 @@ static void emitChunk(seg_file *f, fnt_buf *meta, const fnt_buf *raw, int slot){
   putDescriptor(meta, file, start, raw->len, codec);
 }
 
-/* The footer (compressed when smaller), then the trailer: stored length,
-** raw length, checksum of the stored bytes, magic.  Frees f's context. */
+/* The footer (compressed when zstd saves f->min_saving percent: a calls
+** file's stays raw, so that readers parse a row group's chunk descriptors
+** from the file when they read the group), then the trailer: stored
+** length, raw length, checksum of the stored bytes, magic.  Frees f's
+** context. */
 static int finishFile(seg_file *f, const fnt_buf *footer){
   fnt_buf *file = f->buf;
   size_t start, stored;
@@ -270,7 +273,7 @@ static int finishFile(seg_file *f, const fnt_buf *footer){
   flushHeld(f);              /* none: the writer flushed before its footer */
   start = file->len;
   codec = footer->failed ? -1 : fnt_block_compress(f->z, footer->data, footer->len, file, 3,
-                                                       FNT_ZSTD_SAVING);
+                                                       f->min_saving);
   segFileClear(f);
   if( codec<0 ) return FNT_E_NOMEM;
   stored = file->len - start;

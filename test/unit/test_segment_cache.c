@@ -117,8 +117,8 @@ int main(void){
   fnt_snapshot_release(snap);
   fnt_close(st);
 
-  /* The codec rule of calls row groups: zstd only where it halves; a run
-  ** large enough for chunks of both kinds. */
+  /* The codec rule of calls row groups and footers: zstd only where it
+  ** halves; a run large enough for chunks of both kinds. */
   CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
   t_file_run(st, "acme/cache", "big", 1, 200000, 2, 7);
   CHECK_RC(st, fnt_snapshot_current(st, &snap), FNT_OK);
@@ -133,11 +133,16 @@ int main(void){
     }
     CHECK(e!=0);
     CHECK_RC(st, fnt_segment_open(st, e ? e->path : "", &seg), FNT_OK);
+    /* Its footer is stored raw, and row groups' descriptors are parsed
+    ** from the file when looked up (not from memory). */
+    CHECK(seg && seg->image==0 && seg->desc==0 && seg->desc_at>0);
     for(rg=0; seg && rg<seg->nrg; rg++){
-      for(c=0; c<seg->ncols; c++){
+      const fnt_seg_chunk *descs = 0;
+      CHECK_RC(st, fnt_segment_descs(st, seg, rg, &descs), FNT_OK);
+      for(c=0; descs && c<seg->ncols; c++){
         const fnt_seg_chunk *k;
         if( seg->cols[c].chunk_index<0 ) continue;
-        k = &seg->rgs[rg].chunks[seg->cols[c].chunk_index];
+        k = &descs[seg->cols[c].chunk_index];
         if( k->codec!=FNT_CODEC_ZSTD ){
           raw += k->raw_len>=FNT_ZSTD_MIN;
           continue;

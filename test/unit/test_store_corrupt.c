@@ -127,8 +127,9 @@ static void verifyDamage(const char *dir, const char *copy, const char *run,
   snprintf(rel, sizeof(rel), "data/fn_trace_calls/p=%s/%s", run, base);
   CHECK_RC(st, fnt_open(copy, 0, &st), FNT_OK);
   CHECK_RC(st, fnt_segment_open(st, rel, &seg), FNT_OK);
-  if( seg ){
-    c = which==0 ? &seg->rgs[0].chunks[0] : which==1 ? &seg->stacks : &seg->lod;
+  if( seg && which==0 ) CHECK_RC(st, fnt_segment_descs(st, seg, 0, &c), FNT_OK);
+  if( seg && (which!=0 || c) ){
+    if( which!=0 ) c = which==1 ? &seg->stacks : &seg->lod;
     CHECK(which!=1 || seg->has_stacks);
     CHECK(which!=2 || seg->has_lod);
     off = c->offset + c->stored_len/2;
