@@ -164,11 +164,13 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
     if( z!=buf ) fnt_free(z);
   }
   if( rc ) return rc;
+  /* The texts share the key's copy: a stable_id is its key, and a
+  ** symbol without one is its key after the "?". */
   f = &t->fn[t->nfn];
   memset(f, 0, sizeof(*f));
-  f->symbol = textCopy(t, symbol, strlen(symbol));
-  f->stable_id = sid ? textCopy(t, sid, strlen(sid)) : 0;
-  if( f->symbol==0 || (sid && f->stable_id==0) ) return FNT_E_NOMEM;
+  f->symbol = sid ? textCopy(t, symbol, strlen(symbol)) : t->keys[k]+1;
+  f->stable_id = sid ? t->keys[k] : 0;
+  if( f->symbol==0 ) return FNT_E_NOMEM;
   t->key[t->nfn] = k;
   t->fnslot[h] = t->nfn+1;
   *id = t->nfn++;

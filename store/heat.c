@@ -129,6 +129,18 @@ typedef struct hash_sums {
   uint32_t *ix, mask;          /* open addressing: slot index + 1 */
 } hash_sums;
 
+/* Room for n keys in all (the first file's, most of a run's): no array
+** regrown and copied while they are added.  @return 0, or -1: no memory. */
+static int hashReserve(hash_sums *m, uint32_t n){
+  hash_slot *a;
+  if( n<=m->cap ) return 0;
+  a = fnt_realloc(m->slot, (size_t)n*sizeof(hash_slot));
+  if( a==0 ) return -1;
+  m->slot = a;
+  m->cap = n;
+  return 0;
+}
+
 /* The slot of key hash h, new (file, fn) when first seen.  NULL: no memory. */
 static hash_slot *hashSlot(hash_sums *m, const uint64_t h[2], uint32_t file,
                            uint32_t fn){
@@ -149,13 +161,7 @@ static hash_slot *hashSlot(hash_sums *m, const uint64_t h[2], uint32_t file,
     hash_slot *x = &m->slot[m->ix[j]-1];
     if( x->h[0]==h[0] && x->h[1]==h[1] ) return x;
   }
-  if( m->n==m->cap ){
-    uint32_t nNew = m->cap ? m->cap*2 : 256;
-    hash_slot *a = fnt_realloc(m->slot, (size_t)nNew*sizeof(hash_slot));
-    if( a==0 ) return 0;
-    m->slot = a;
-    m->cap = nNew;
-  }
+  if( m->n==m->cap && hashReserve(m, m->cap ? m->cap*2 : 256) ) return 0;
   memset(&m->slot[m->n], 0, sizeof(hash_slot));
   m->slot[m->n].h[0] = h[0];
   m->slot[m->n].h[1] = h[1];
@@ -227,6 +233,9 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
     }else if( seg->key_hash==0 ){
       fnt_segment_release(st, seg);
       goto done;                                     /* an older file */
+    }
+    if( rc==FNT_OK && f==0 && hashReserve(&m, seg->nfuncs) ){
+      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     }
     for(i=0; rc==FNT_OK && i<seg->nfuncs; i++){
       hash_slot *x = hashSlot(&m, &seg->key_hash[2*i], f, i);

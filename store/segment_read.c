@@ -391,26 +391,32 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   ** time when footers were read afresh). */
   st->footer[0].len = st->footer[1].len = 0;
   st->footer[0].failed = st->footer[1].failed = 0;
-  if( fnt_buf_reserve(&st->footer[0], (size_t)slen + 1)==0
-   && fnt_buf_reserve(&st->footer[1], (size_t)flen + 16)==0 ){
+  s->data_end = size-FNT_SEG_TRAILER-slen;
+  if( s->image ){
+    stored = s->image + s->data_end;
+  }else if( fnt_buf_reserve(&st->footer[0], (size_t)slen + 1)==0 ){
     stored = st->footer[0].data;
+  }
+  /* A raw footer is parsed where it was read. */
+  if( stored && slen==flen ){
+    footer = stored;
+  }else if( stored && fnt_buf_reserve(&st->footer[1], (size_t)flen + 16)==0 ){
     footer = st->footer[1].data;
   }
   if( stored==0 || footer==0 ){
     rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     goto fail;
   }
-  if( segRead(s, stored, (size_t)slen, size-FNT_SEG_TRAILER-slen)
+  if( (s->image==0 && segRead(s, stored, (size_t)slen, s->data_end))
    || fnt_hash(stored, (size_t)slen)!=fsum
-   || fnt_block_decompress(&st->zdctx, slen==flen ? FNT_CODEC_RAW : FNT_CODEC_ZSTD,
-                           stored, (size_t)slen, footer, (size_t)flen) ){
+   || (slen!=flen && fnt_block_decompress(&st->zdctx, FNT_CODEC_ZSTD, stored,
+                                          (size_t)slen, footer, (size_t)flen)) ){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: footer checksum mismatch (corrupt "
                  "or truncated segment)", s->full_path);
     goto fail;
   }
   r.p = footer; r.end = footer+flen; r.ok = 1;
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
-  s->data_end = size-FNT_SEG_TRAILER-slen;
   rc = parseFooter(s, &r, s->data_end, &sec, &secLen);
   if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
   if( rc==FNT_OK && secLen ){
