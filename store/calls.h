@@ -28,6 +28,11 @@ void fnt_fntab_clear(fnt_fntab *t);
 ** @return FNT_OK or FNT_E_NOMEM. */
 int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *stable_id,
                      uint32_t *id);
+/* The same, keeping pointers to symbol and stable_id rather than copies
+** (a key "?symbol" is still built): the caller keeps the texts alive as
+** long as the table. */
+int fnt_fntab_intern_borrowed(fnt_fntab *t, const char *symbol,
+                              const char *stable_id, uint32_t *id);
 
 /* ---- heat.c: a run's per-key sums (SPEC §5), over a function table that
 ** may be kept across runs so that each run interns only what is new. */
@@ -38,6 +43,7 @@ typedef struct fnt_run_sums {
   uint32_t nkey;
   uint32_t *ids, nids;    /* the last file's functions' ids in tab */
   uint64_t ids_hash[2];   /* and that file's func_hash */
+  struct fnt_segment *held;   /* whose function table tab borrows texts of */
 } fnt_run_sums;
 
 /* Replaces the sums of s by those of `run_id` (keys it lacks: 0).

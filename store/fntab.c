@@ -91,8 +91,10 @@ static uint32_t keyHashOf(const fnt_fntab *t, uint32_t i){
   return strHash(t->keys[i]);
 }
 
-/* The key id of key z (n bytes, NUL-terminated), copied when new. */
-static int internKey(fnt_fntab *t, const char *z, size_t n, uint32_t *id){
+/* The key id of key z (n bytes, NUL-terminated), copied when new unless
+** `borrow`. */
+static int internKey(fnt_fntab *t, const char *z, size_t n, int borrow,
+                     uint32_t *id){
   uint32_t h;
   char *key;
   if( t->keyslot==0 && rehash(&t->keyslot, &t->keymask, 0, keyHashOf, t) ){
@@ -111,7 +113,7 @@ static int internKey(fnt_fntab *t, const char *z, size_t n, uint32_t *id){
     t->keys = a;
     t->capkey = nNew;
   }
-  key = textCopy(t, z, n);
+  key = borrow ? (char*)z : textCopy(t, z, n);
   if( key==0 ) return FNT_E_NOMEM;
   t->keys[t->nkey] = key;
   t->keyslot[h] = t->nkey+1;
@@ -122,8 +124,8 @@ static int internKey(fnt_fntab *t, const char *z, size_t n, uint32_t *id){
   return FNT_OK;
 }
 
-int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
-                     uint32_t *id){
+static int intern(fnt_fntab *t, const char *symbol, const char *sid,
+                  int borrow, uint32_t *id){
   uint32_t h, k;
   fnt_function *f;
   int rc;
@@ -152,7 +154,7 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
     t->capfn = nNew;
   }
   if( sid ){
-    rc = internKey(t, sid, strlen(sid), &k);
+    rc = internKey(t, sid, strlen(sid), borrow, &k);
   }else{
     /* "?" and the symbol, built on the stack unless long */
     size_t n = strlen(symbol);
@@ -160,7 +162,7 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
     if( z==0 ) return FNT_E_NOMEM;
     z[0] = '?';
     memcpy(z+1, symbol, n+1);
-    rc = internKey(t, z, n+1, &k);
+    rc = internKey(t, z, n+1, 0, &k);
     if( z!=buf ) fnt_free(z);
   }
   if( rc ) return rc;
@@ -168,7 +170,7 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
   ** symbol without one is its key after the "?". */
   f = &t->fn[t->nfn];
   memset(f, 0, sizeof(*f));
-  f->symbol = sid ? textCopy(t, symbol, strlen(symbol)) : t->keys[k]+1;
+  f->symbol = !sid ? t->keys[k]+1 : borrow ? symbol : textCopy(t, symbol, strlen(symbol));
   f->stable_id = sid ? t->keys[k] : 0;
   if( f->symbol==0 ) return FNT_E_NOMEM;
   t->key[t->nfn] = k;
@@ -178,4 +180,14 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
     return rehash(&t->fnslot, &t->fnmask, t->nfn, fnHashOf, t);
   }
   return FNT_OK;
+}
+
+int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *sid,
+                     uint32_t *id){
+  return intern(t, symbol, sid, 0, id);
+}
+
+int fnt_fntab_intern_borrowed(fnt_fntab *t, const char *symbol, const char *sid,
+                              uint32_t *id){
+  return intern(t, symbol, sid, 1, id);
 }

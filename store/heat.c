@@ -15,6 +15,7 @@
 
 void fnt_run_sums_clear(fnt_run_sums *s){
   fnt_fntab_clear(&s->tab);
+  fnt_segment_release(0, s->held);
   fnt_free(s->incl);
   fnt_free(s->self);
   fnt_free(s->calls);
@@ -210,7 +211,7 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
                       int *done){
   hash_sums m;
   uint32_t i, f, next = 0;
-  int rc = FNT_OK;
+  int rc = FNT_OK, borrow;
   fnt_segment *first = 0;    /* file 0, kept to name its keys */
   memset(&m, 0, sizeof(m));
   *done = 0;
@@ -260,11 +261,20 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
     }else{
       rc = fnt_segment_open(st, files->files[f]->path, &seg);
     }
+    /* An empty table (a heat's; a comparison's first run) borrows the
+    ** texts of the first file it names keys from, and holds the file: the
+    ** copies of a few thousand names were a tenth of a first call. */
+    borrow = rc==FNT_OK && s->tab.nfn==0 && s->held==0;
     for(; rc==FNT_OK && next<m.n && m.slot[next].file==f; next++){
       const fnt_function *fn = &seg->funcs[m.slot[next].fn];
-      if( fnt_fntab_intern(&s->tab, fn->symbol, fn->stable_id, &m.slot[next].fn) ){
+      if( (borrow ? fnt_fntab_intern_borrowed : fnt_fntab_intern)(&s->tab,
+              fn->symbol, fn->stable_id, &m.slot[next].fn) ){
         rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
       }
+    }
+    if( borrow ){
+      s->held = seg;
+      seg->refs++;
     }
     if( rc==FNT_OK && sumsKeys(s) ) rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     for(i=from; rc==FNT_OK && i<next; i++){
