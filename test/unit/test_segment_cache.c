@@ -12,6 +12,8 @@
 */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "util_test.h"
 #include "internal.h"
@@ -153,6 +155,16 @@ int main(void){
     }
     CHECK(zstd>0);            /* depth and flags chunks */
     CHECK(raw>0);             /* start_ns, dur_ns at least */
+    /* Cut short after it was opened: a group's descriptors, read when it
+    ** is, are an error naming the file and the group, not a crash. */
+    CHECK(seg==0 || seg->nrg>2);
+    if( seg && seg->nrg>2 ){
+      const fnt_seg_chunk *descs = 0;
+      CHECK(truncate(seg->full_path, (off_t)(seg->desc_at + seg->rgs[1].desc))==0);
+      CHECK_RC(st, fnt_segment_descs(st, seg, 1, &descs), FNT_E_CORRUPT);
+      CHECK(strstr(fnt_errmsg(st), seg->full_path)!=0);
+      CHECK(strstr(fnt_errmsg(st), "chunk descriptors (truncated?)")!=0);
+    }
     fnt_segment_release(st, seg);
   }
 
