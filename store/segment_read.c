@@ -30,8 +30,8 @@ static char *ownedStr(fnt_segment *s, fnt_rd *r, int *isnull){
 }
 
 /* The same for the function table, whose thousands of texts share one
-** block (s->func_text, sized by the caller for the worst case) rather than
-** two allocations a function.  *len is the text's length. */
+** block (s->func_text, sized for the worst case) rather than two
+** allocations a function.  *len is the text's length. */
 static char *arenaStr(fnt_segment *s, fnt_rd *r, size_t *used, int *isnull,
                       uint32_t *len){
   size_t n;
@@ -39,9 +39,10 @@ static char *arenaStr(fnt_segment *s, fnt_rd *r, size_t *used, int *isnull,
   char *z = s->func_text + *used;
   *len = (uint32_t)n;
   if( p==0 ) return 0;
+  /* The text first: it may lie in the same block, a little above. */
+  memmove(z + sizeof(s), p, n);
   memcpy(z, &s, sizeof(s));
   z += sizeof(s);
-  memcpy(z, p, n);
   z[n] = 0;
   *used += sizeof(s) + n + 1;
   return z;
@@ -170,23 +171,38 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
   return r->ok ? FNT_OK : FNT_E_CORRUPT;
 }
 
+/* The bytes of the texts of a table of n functions whose entries take
+** `left` bytes: at most those, plus a segment pointer and a NUL per text,
+** and room to parse it in place (FUNCS_SLACK). */
+#define FUNCS_SLACK 16
+static size_t funcsTextBytes(size_t left, uint64_t n){
+  return left + 2*(size_t)n*(sizeof(fnt_segment*)+1) + FUNCS_SLACK;
+}
+
 /* A function table (count, then each symbol, stable_id, local) into
-** s->funcs, their texts in one block; its hash into s->func_hash. */
+** s->funcs, their texts in one block; its hash into s->func_hash.  The
+** table may lie at the end of s->func_text (its chunk read there, table
+** alone to the end of r): each text then moves down to its place, which
+** never reaches the bytes not yet read (a text gains a pointer and a NUL,
+** 9 bytes, and its length varint and the local byte are left behind: the
+** block's spare 18 bytes a function and FUNCS_SLACK keep ahead). */
 static int parseFuncs(fnt_segment *s, fnt_rd *r){
   uint64_t n, i;
   size_t used = 0, left;
   const uint8_t *pFuncs;
-  int isnull;
+  int isnull, inPlace = s->func_text!=0;
   n = fnt_get_varint(r);
   left = (size_t)(r->end - r->p);
   if( !r->ok || n>left || (s->has_funcs_chunk && n!=s->nfuncs) ) return FNT_E_CORRUPT;
   s->funcs = fnt_calloc(n+1, sizeof(fnt_function));
   /* Lengths once here, so that reading a row's symbol costs no strlen. */
   s->func_len = fnt_calloc(2*n + 1, sizeof(uint32_t));
-  /* At most the bytes left, plus a segment pointer and a NUL per text. */
-  s->func_text = fnt_malloc(left + 2*n*(sizeof(s)+1) + 1);
+  if( !inPlace ) s->func_text = fnt_malloc(funcsTextBytes(left, n));
   if( s->funcs==0 || s->func_len==0 || s->func_text==0 ) return FNT_E_NOMEM;
   pFuncs = r->p;
+  /* In place the bytes are overwritten: hashed first (the table is the
+  ** whole of r). */
+  if( inPlace ) fnt_hash128(pFuncs, left, s->func_hash);
   for(i=0; i<n && r->ok; i++){
     s->nfuncs = (uint32_t)i+1;
     s->funcs[i].symbol = arenaStr(s, r, &used, &isnull, &s->func_len[2*i]);
@@ -195,7 +211,7 @@ static int parseFuncs(fnt_segment *s, fnt_rd *r){
     s->funcs[i].local = fnt_get_u8(r);
   }
   if( !r->ok ) return FNT_E_CORRUPT;
-  fnt_hash128(pFuncs, (size_t)(r->p - pFuncs), s->func_hash);
+  if( !inPlace ) fnt_hash128(pFuncs, (size_t)(r->p - pFuncs), s->func_hash);
   s->funcs_loaded = 1;
   return FNT_OK;
 }
@@ -457,20 +473,25 @@ fail:
   return rc;
 }
 
-static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
-                     int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw);
+static int chunkInto(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
+                     int64_t rg, uint32_t field, fnt_buf *scratch, uint8_t *dst);
 
 int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
   fnt_rd r;
   uint32_t n = s->nfuncs;
+  size_t rawLen = (size_t)s->funcs_chunk.raw_len, cap = funcsTextBytes(rawLen, n);
   int rc;
-  /* Read into the footer's buffers, for the reason they are kept. */
-  st->footer[0].failed = st->footer[1].failed = 0;
-  rc = readChunk(st, s, &s->funcs_chunk, FNT_CHUNK_FUNCS, 0, &st->footer[0],
-                 &st->footer[1]);
+  /* The chunk is decompressed into the end of the block its texts are
+  ** parsed into, in place: a copy of its bytes (half a megabyte for 5,000
+  ** C++ names) cost new pages on a first read, and a copy on every one.
+  ** Its stored bytes go to the footer's buffer, for the reason it is kept. */
+  st->footer[0].failed = 0;
+  s->func_text = fnt_malloc(cap);
+  rc = s->func_text==0 ? fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path)
+     : chunkInto(st, s, &s->funcs_chunk, FNT_CHUNK_FUNCS, 0, &st->footer[0],
+                 (uint8_t*)s->func_text + cap - rawLen);
   if( rc==FNT_OK ){
-    const fnt_buf *raw = &st->footer[1];
-    r.p = raw->data; r.end = raw->data + raw->len; r.ok = 1;
+    r.p = (uint8_t*)s->func_text + cap - rawLen; r.end = r.p + rawLen; r.ok = 1;
     errno = 0;
     rc = parseFuncs(s, &r);
     if( rc==FNT_OK && r.p!=r.end ) rc = FNT_E_CORRUPT;
@@ -484,11 +505,14 @@ int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
          : fnt_err(st, rc, "%s: malformed functions chunk", s->full_path);
     }else{
       size_t i;
-      s->bytes += 2*raw->len;
+      s->bytes += cap;
       for(i=0; i<st->n_segments; i++){
-        if( st->segments[i]==s ) st->segment_bytes += 2*raw->len;
+        if( st->segments[i]==s ) st->segment_bytes += cap;
       }
     }
+  }else{
+    fnt_free(s->func_text);
+    s->func_text = 0;
   }
   footerDone(st);
   return rc;
@@ -707,14 +731,13 @@ static const uint8_t *groupChunk(fnt_store *st, const fnt_segment *s,
   return b->data + (c->offset - st->group_offset);
 }
 
-static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
-                     int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw){
+/* Reads, verifies and decompresses chunk c into dst (c->raw_len bytes). */
+static int chunkInto(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
+                     int64_t rg, uint32_t field, fnt_buf *scratch, uint8_t *dst){
   const uint8_t *stored = s->image ? imageChunk(s, c)
                         : rg>=0 ? groupChunk(st, s, (uint32_t)rg, c) : 0;
   scratch->len = 0;
-  raw->len = 0;
-  if( (stored==0 && fnt_buf_reserve(scratch, (size_t)c->stored_len))
-   || fnt_buf_reserve(raw, (size_t)c->raw_len + 16) ){
+  if( stored==0 && fnt_buf_reserve(scratch, (size_t)c->stored_len) ){
     return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
   }
   if( stored==0 ){
@@ -727,9 +750,21 @@ static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c
     return chunkErr(st, s, rg, field, "column chunk checksum mismatch");
   }
   if( fnt_block_decompress(&st->zdctx, c->codec, stored, (size_t)c->stored_len,
-                           raw->data, (size_t)c->raw_len) ){
+                           dst, (size_t)c->raw_len) ){
     return chunkErr(st, s, rg, field, "column chunk does not decompress");
   }
+  return FNT_OK;
+}
+
+static int readChunk(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
+                     int64_t rg, uint32_t field, fnt_buf *scratch, fnt_buf *raw){
+  int rc;
+  raw->len = 0;
+  if( fnt_buf_reserve(raw, (size_t)c->raw_len + 16) ){
+    return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
+  }
+  rc = chunkInto(st, s, c, rg, field, scratch, raw->data);
+  if( rc ) return rc;
   raw->len = (size_t)c->raw_len;
   /* Zeroed slack lets the bit unpacker read whole words at the end. */
   memset(raw->data + raw->len, 0, 16);
