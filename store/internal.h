@@ -251,11 +251,6 @@ struct fnt_store {
   fnt_buf footer[2];                 /* a footer's stored and raw bytes, reused */
   uint64_t group_serial, group_offset, segment_serial;
   uint32_t group_rg;
-  /* The chunk descriptors of the row group looked up last (segment
-  ** serial, row group), parsed from its footer on demand. */
-  struct fnt_seg_chunk *descs;
-  uint64_t descs_serial;
-  uint32_t descs_rg;
   int threads;                       /* filing may use a worker thread */
   uint64_t fn_versions;              /* the last fnt_call_block.fn_version given */
   struct fnt_flame_keep *flame_keep; /* flame.c: working arrays kept */

@@ -184,6 +184,11 @@ typedef struct fnt_segment {
   const uint8_t *desc;
   uint8_t *desc_copy;
   uint64_t desc_at, data_end;
+  /* Per row group its descriptors once parsed (fnt_segment_descs), each
+  ** a block of nchunk_cols; NULL until a group is first read.  A cache of
+  ** what the file holds, so filled through const pointers. */
+  fnt_seg_chunk **rg_descs;
+  int cached;            /* in the handle's cache: its bytes counted there */
   /* Calls segments: row groups [0, nclosed_rg) hold calls that ended, the
   ** rest the frames open at the end (read from the run's tail file only). */
   uint32_t nclosed_rg;
@@ -236,8 +241,8 @@ void fnt_segment_cache_free(fnt_store *st);
 const fnt_seg_col *fnt_segment_col(const fnt_segment *seg, uint32_t field_id);
 
 /* The chunk descriptors of row group `rg` (seg->nchunk_cols of them, by
-** fnt_seg_col.chunk_index) into *out, which stays valid until the handle
-** looks up another group's.  @return FNT_OK or a code (message set). */
+** fnt_seg_col.chunk_index) into *out, valid as long as the segment.
+** @return FNT_OK or a code (message set). */
 int fnt_segment_descs(fnt_store *st, const fnt_segment *seg, uint32_t rg,
                       const fnt_seg_chunk **out);
 

@@ -64,6 +64,10 @@ static void segmentFree(fnt_segment *s){
   for(i=0; i<s->ncols; i++) ownedFree(s->cols[i].const_value);
   fnt_free(s->func_text);
   fnt_free(s->desc_copy);
+  if( s->rg_descs ){
+    for(i=0; i<s->nrg; i++) fnt_free(s->rg_descs[i]);
+    fnt_free(s->rg_descs);
+  }
   fnt_free(s->cols);
   fnt_free(s->threads);
   fnt_free(s->funcs);
@@ -473,6 +477,13 @@ fail:
   return rc;
 }
 
+/* Grows a segment's bytes by n, and the cache's with them when it is
+** cached (eviction takes off what the segment says it holds). */
+static void segmentGrew(fnt_store *st, fnt_segment *s, size_t n){
+  s->bytes += n;
+  if( s->cached ) st->segment_bytes += n;
+}
+
 static int chunkInto(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
                      int64_t rg, uint32_t field, fnt_buf *scratch, uint8_t *dst);
 
@@ -504,11 +515,7 @@ int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
       rc = rc==FNT_E_NOMEM ? fnt_err(st, rc, "out of memory reading %s", s->full_path)
          : fnt_err(st, rc, "%s: malformed functions chunk", s->full_path);
     }else{
-      size_t i;
-      s->bytes += cap;
-      for(i=0; i<st->n_segments; i++){
-        if( st->segments[i]==s ) st->segment_bytes += cap;
-      }
+      segmentGrew(st, s, cap);
     }
   }else{
     fnt_free(s->func_text);
@@ -547,6 +554,7 @@ static void cacheTrim(fnt_store *st, size_t files, size_t bytes){
   while( k<st->n_segments && (st->n_segments - k + files > st->segment_files
          || st->segment_bytes + bytes > st->segment_budget) ){
     st->segment_bytes -= st->segments[k]->bytes;
+    st->segments[k]->cached = 0;
     fnt_segment_release(st, st->segments[k++]);  /* drop the cache's ref */
   }
   if( k==0 ) return;
@@ -569,6 +577,7 @@ static void cacheAdd(fnt_store *st, fnt_segment *s){
     st->cap_segments = cap;
   }
   s->refs++;
+  s->cached = 1;
   st->segments[st->n_segments++] = s;
   st->segment_bytes += s->bytes;
 }
@@ -615,7 +624,10 @@ void fnt_text_release(void *z){
 
 void fnt_segment_cache_free(fnt_store *st){
   size_t i;
-  for(i=0; i<st->n_segments; i++) fnt_segment_release(st, st->segments[i]);
+  for(i=0; i<st->n_segments; i++){
+    st->segments[i]->cached = 0;
+    fnt_segment_release(st, st->segments[i]);
+  }
   fnt_free(st->segments);
   st->segments = 0;
   st->n_segments = st->cap_segments = 0;
@@ -624,9 +636,6 @@ void fnt_segment_cache_free(fnt_store *st){
   fnt_buf_free(&st->footer[0]);
   fnt_buf_free(&st->footer[1]);
   st->group_serial = 0;
-  fnt_free(st->descs);
-  st->descs = 0;
-  st->descs_serial = 0;
 }
 
 void fnt_set_segment_cache(fnt_store *st, size_t files, size_t bytes){
@@ -662,36 +671,78 @@ static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                  (unsigned)rg, field, why);
 }
 
-/* Parsed from the footer's bytes, in memory or read from the file. */
-int fnt_segment_descs(fnt_store *st, const fnt_segment *s, uint32_t rg,
-                      const fnt_seg_chunk **out){
-  uint8_t buf[FNT_SEG_MAX_COLS*39];   /* a descriptor is at most 39 bytes */
-  const fnt_seg_rg *g = &s->rgs[rg];
+/* Group rg's descriptors parsed from p (its desc_len bytes) into a block
+** kept with the segment.  @return FNT_OK or a code (message set). */
+static int groupDescsParse(fnt_store *st, fnt_segment *s, uint32_t rg,
+                           const uint8_t *p){
+  fnt_seg_chunk *k;
   fnt_rd r;
   uint32_t j;
-  *out = st->descs;
-  if( st->descs_serial==s->serial && st->descs_rg==rg ) return FNT_OK;
-  if( st->descs==0
-   && (*out = st->descs = fnt_malloc(FNT_SEG_MAX_COLS*sizeof(fnt_seg_chunk)))==0 ){
-    return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
-  }
-  st->descs_serial = 0;
-  if( g->desc_len>sizeof(buf) ) return chunkErr(st, s, rg, 0, "malformed chunk descriptors");
-  r.p = s->desc ? s->desc + g->desc : buf;
-  if( s->desc==0 && segRead(s, buf, g->desc_len, s->desc_at + g->desc) ){
-    return chunkErr(st, s, rg, 0, "cannot read its chunk descriptors (truncated?)");
-  }
-  r.end = r.p + g->desc_len;
+  r.p = p;
+  r.end = p + s->rgs[rg].desc_len;
   r.ok = 1;
+  k = fnt_malloc(((size_t)s->nchunk_cols+1)*sizeof(fnt_seg_chunk));
+  if( k==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
   for(j=0; j<s->nchunk_cols; j++){
-    if( parseChunk(&r, s->data_end, &st->descs[j]) || !r.ok ) break;
+    if( parseChunk(&r, s->data_end, &k[j]) || !r.ok ) break;
   }
   if( j<s->nchunk_cols || r.p!=r.end ){
+    fnt_free(k);
     return chunkErr(st, s, rg, 0, "malformed chunk descriptors");
   }
-  st->descs_serial = s->serial;
-  st->descs_rg = rg;
+  s->rg_descs[rg] = k;
+  segmentGrew(st, s, ((size_t)s->nchunk_cols+1)*sizeof(fnt_seg_chunk));
   return FNT_OK;
+}
+
+/* Parsed from the footer's bytes, in memory or read from the file, the
+** first time the group is read, and kept with the segment (a stab or a
+** window reads a few dozen groups of a file's thousands, then reads them
+** again).  A read from the file takes DESC_READ bytes, and the groups
+** after this one that lie whole in them are parsed too: a window goes on
+** to the next group of its depth, a later stab to a nearby one. */
+#define DESC_READ 1024
+int fnt_segment_descs(fnt_store *st, const fnt_segment *seg, uint32_t rg,
+                      const fnt_seg_chunk **out){
+  fnt_segment *s = (fnt_segment*)seg;    /* the cache below: see segment.h */
+  uint8_t buf[FNT_SEG_MAX_COLS*39];       /* a descriptor is at most 39 bytes */
+  const fnt_seg_rg *g = &s->rgs[rg];
+  size_t n = g->desc_len;
+  uint32_t j;
+  int rc;
+  *out = s->rg_descs ? s->rg_descs[rg] : 0;
+  if( *out ) return FNT_OK;
+  if( s->rg_descs==0 ){
+    s->rg_descs = fnt_calloc((size_t)s->nrg+1, sizeof(*s->rg_descs));
+    if( s->rg_descs==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
+    segmentGrew(st, s, ((size_t)s->nrg+1)*sizeof(*s->rg_descs));
+  }
+  if( n>sizeof(buf) ) return chunkErr(st, s, rg, 0, "malformed chunk descriptors");
+  if( s->desc ){
+    rc = groupDescsParse(st, s, rg, s->desc + g->desc);
+  }else{
+    const fnt_seg_rg *last = &s->rgs[s->nrg-1];
+    uint64_t end = (uint64_t)last->desc + last->desc_len;   /* the section's */
+    if( n<DESC_READ ) n = end - g->desc < DESC_READ ? (size_t)(end - g->desc) : DESC_READ;
+    if( n<g->desc_len ) n = g->desc_len;
+    rc = segRead(s, buf, n, s->desc_at + g->desc);
+    if( rc && n>g->desc_len ){          /* the group's own bytes alone */
+      n = g->desc_len;
+      rc = segRead(s, buf, n, s->desc_at + g->desc);
+    }
+    if( rc ) return chunkErr(st, s, rg, 0, "cannot read its chunk descriptors (truncated?)");
+    rc = groupDescsParse(st, s, rg, buf);
+    for(j=rg+1; rc==FNT_OK && j<s->nrg
+        && (uint64_t)s->rgs[j].desc + s->rgs[j].desc_len <= (uint64_t)g->desc + n; j++){
+      /* a neighbour that does not parse is told of when it is read */
+      if( s->rg_descs[j]==0 && groupDescsParse(st, s, j, buf + (s->rgs[j].desc - g->desc)) ){
+        fnt_err_clear(st);
+        break;
+      }
+    }
+  }
+  *out = s->rg_descs[rg];
+  return rc;
 }
 
 /* The stored bytes of chunk c of row group rg of a calls segment, from
@@ -775,11 +826,9 @@ int fnt_segment_read_chunk(fnt_store *st, const fnt_segment *s, uint32_t rg,
                            const fnt_seg_col *col, fnt_buf *scratch,
                            fnt_buf *raw){
   const fnt_seg_chunk *k;
-  fnt_seg_chunk c;
   int rc = fnt_segment_descs(st, s, rg, &k);
   if( rc ) return rc;
-  c = k[col->chunk_index];              /* st->descs: readChunk may reuse it */
-  return readChunk(st, s, &c, rg, col->field_id, scratch, raw);
+  return readChunk(st, s, &k[col->chunk_index], rg, col->field_id, scratch, raw);
 }
 
 int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,
