@@ -3,10 +3,11 @@
 ** through the real read path (footer parse, chunk checks, decoding, scans,
 ** heat).
 **
-** The scratch warehouse (fuzz_warehouse.c) lists three segments: the
-** events of chunk 0, the runs row of chunk 0, and the profile.  Input:
-**   byte 0, bits 0-1: which of the three the rest of the input replaces
-**                     (0 events, 1 runs, 2 profile, 3 events again);
+** The scratch warehouse (fuzz_warehouse.c) lists four segments: the
+** events of chunk 0, the runs row of chunk 0, the profile, and the calls
+** of chunk 0.  Input:
+**   byte 0, bits 0-1: which of the four the rest of the input replaces
+**                     (0 events, 1 runs, 2 profile, 3 calls);
 **           bit 2:    "sign" the bytes: force both magics and recompute the
 **                     footer checksum in the trailer, then, once the footer
 **                     parses, the checksum of every column chunk (in the
@@ -16,7 +17,9 @@
 **   the rest:         the segment file.
 ** Each input opens a fresh handle (no cached footer survives from one input
 ** to the next), pins the snapshot and scans the table reading every column
-** of every row; for events also in seq_no order and through fnt_heat.
+** of every row; for events also in seq_no order and through fnt_heat; for
+** calls through heat (its aggregates read lazily), every call, account,
+** the flame and the timeline.
 ** The only acceptable outcomes are rows or a clean error code with a
 ** message: a crash, leak or sanitizer report is the bug.
 */
@@ -31,16 +34,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *g_dir;
-static char *g_rel[3];       /* the segment of each table, relative */
-static char *g_full[3];
-static uint8_t *g_orig[3];   /* its bytes as filed */
-static size_t g_norig[3];
+#define NSEG 4
+static char *g_rel[NSEG];       /* the segment of each table, relative */
+static char *g_full[NSEG];
+static uint8_t *g_orig[NSEG];   /* its bytes as filed */
+static size_t g_norig[NSEG];
 
 static uint8_t *rawFooterCopy(const uint8_t *p, size_t n, size_t *nOut);
 
 static void freeAll(void){
   int i;
-  for(i=0; i<3; i++){
+  for(i=0; i<NSEG; i++){
     /* Put the file back so the next process start is not misled. */
     if( g_full[i] && g_orig[i] ) fuzz_write_file(g_full[i], g_orig[i], g_norig[i]);
     free(g_rel[i]); free(g_full[i]); free(g_orig[i]);
@@ -62,14 +66,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv){
     const fnt_manifest *m = snap->manifests[i];
     for(j=0; j<m->n; j++){
       const fnt_entry *e = &m->entries[j];
-      if( e->table<3 && (g_rel[e->table]==0 || e->chunk==0) ){
+      if( e->table<NSEG && (g_rel[e->table]==0 || e->chunk==0) ){
         free(g_rel[e->table]);
         g_rel[e->table] = strdup(e->path);
       }
     }
   }
-  for(i=0; i<3; i++){
-    static const char *names[3] = {"events.seg", "runs.seg", "profile.seg"};
+  for(i=0; i<NSEG; i++){
+    static const char *names[NSEG] = {"events.seg", "runs.seg", "profile.seg",
+                                      "calls.seg"};
     if( g_rel[i]==0 ){ fprintf(stderr, "fuzz_segment: no segment of table %zu\n", i); exit(1); }
     g_full[i] = malloc(strlen(g_dir) + strlen(g_rel[i]) + 2);
     sprintf(g_full[i], "%s/%s", g_dir, g_rel[i]);
@@ -180,6 +185,37 @@ static void signChunks(fnt_store *st, const char *rel, uint8_t *p, size_t n){
 
 static volatile uint64_t g_sink;
 
+/* Reads the run's calls every way a viewer does; errors are fine, as long
+** as they say which file. */
+static void readCalls(fnt_store *st, fnt_snapshot *snap){
+  static const char *run = FUZZ_RUN;
+  fnt_call_predicate cp;
+  fnt_calls *cs = 0;
+  const fnt_call *c;
+  fnt_account *a = 0;
+  fnt_flame *f = 0;
+  fnt_timeline *tl = 0;
+  int rc;
+  fnt_call_predicate_init(&cp);
+  cp.run_ids = &run;
+  cp.n_run_ids = 1;
+  cp.ordered = 1;
+  rc = fnt_calls_open(snap, &cp, &cs);
+  while( rc==FNT_OK && (rc = fnt_calls_next(cs, &c))==1 ){
+    g_sink += (uint64_t)c->dur_ns + strlen(c->key);
+  }
+  if( rc<0 && fnt_errmsg(st)[0]==0 ) abort();
+  fnt_calls_close(cs);
+  if( fnt_account_compute(snap, run, &a)==FNT_OK ) g_sink += fnt_account_count(a);
+  fnt_account_free(a);
+  if( fnt_flame_compute(snap, run, 0, &f)==FNT_OK ) g_sink += fnt_flame_count(f);
+  fnt_flame_free(f);
+  if( fnt_timeline_compute(snap, run, 0, 1000000, 16, -1, &tl)==FNT_OK ){
+    g_sink += fnt_timeline_count(tl);
+  }
+  fnt_timeline_free(tl);
+}
+
 static void scanAll(fnt_store *st, fnt_snapshot *snap, fnt_table t, int ordered){
   fnt_predicate pr;
   fnt_scan *sc = 0;
@@ -217,7 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   uint8_t *buf;
   size_t n;
   if( size<1 ) return 0;
-  which = (data[0] & 3)==3 ? 0 : (data[0] & 3);
+  which = data[0] & 3;
   sign = (data[0] & 4)!=0;
   n = size - 1;
   buf = malloc(n ? n : 1);
@@ -238,10 +274,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     }
   }
   if( fnt_open(g_dir, 0, &st)==FNT_OK && fnt_snapshot_current(st, &snap)==FNT_OK ){
-    scanAll(st, snap, (fnt_table)which, 0);
-    if( which==FNT_TABLE_EVENTS ){
+    if( which!=FNT_TABLE_CALLS ) scanAll(st, snap, (fnt_table)which, 0);
+    if( which==FNT_TABLE_CALLS ) readCalls(st, snap);
+    if( which==FNT_TABLE_EVENTS || which==FNT_TABLE_CALLS ){
       fnt_heat *h = 0;
-      scanAll(st, snap, FNT_TABLE_EVENTS, 1);
+      if( which==FNT_TABLE_EVENTS ) scanAll(st, snap, FNT_TABLE_EVENTS, 1);
       if( fnt_heat_compute(snap, FUZZ_RUN, &h)==FNT_OK ){
         size_t i, nh = fnt_heat_count(h);
         const fnt_heat_row *r = fnt_heat_rows(h);

@@ -33,6 +33,9 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *stable_id,
 ** long as the table. */
 int fnt_fntab_intern_borrowed(fnt_fntab *t, const char *symbol,
                               const char *stable_id, uint32_t *id);
+/* Room for n more functions (and keys) without growing.  @return FNT_OK
+** or FNT_E_NOMEM. */
+int fnt_fntab_reserve(fnt_fntab *t, uint32_t n);
 
 /* ---- heat.c: a run's per-key sums (SPEC §5), over a function table that
 ** may be kept across runs so that each run interns only what is new. */

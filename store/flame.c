@@ -484,7 +484,7 @@ static int foldStored(flame_build *b, fnt_snapshot *snap, const char *run_id,
   for(i=0; rc==FNT_OK && *ok && i<files.nfiles; i++){
     fnt_segment *seg = 0;
     rc = files.nfiles > FLAME_CACHED_FILES
-       ? fnt_segment_open_lazy(b->st, files.files[i]->path, &seg)
+       ? fnt_segment_open_lazy(b->st, files.files[i]->path, &seg, 0)
        : fnt_segment_open(b->st, files.files[i]->path, &seg);
     if( rc ) break;
     *ok = seg->has_stacks;

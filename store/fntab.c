@@ -66,12 +66,15 @@ void fnt_fntab_clear(fnt_fntab *t){
   memset(t, 0, sizeof(*t));
 }
 
-/* Rebuilds an id hash of `n` ids at twice the size; hashOf(i) rehashes. */
-static int rehash(uint32_t **slots, uint32_t *mask, uint32_t n,
+/* Rebuilds an id hash of `n` ids with room for `want` at most half full;
+** hashOf(i) rehashes. */
+static int rehash(uint32_t **slots, uint32_t *mask, uint32_t n, uint64_t want,
                   uint32_t (*hashOf)(const fnt_fntab*, uint32_t),
                   const fnt_fntab *t){
-  uint32_t nNew = *slots ? (*mask+1)*2 : 64, i;
-  uint32_t *a = fnt_calloc(nNew, sizeof(uint32_t));
+  uint32_t nNew = 64, i, *a;
+  if( want > UINT32_MAX/4 ) return FNT_E_NOMEM;
+  while( nNew < 2*want ) nNew *= 2;
+  a = fnt_calloc(nNew, sizeof(uint32_t));
   if( a==0 ) return FNT_E_NOMEM;
   for(i=0; i<n; i++){
     uint32_t h = hashOf(t, i) & (nNew-1);
@@ -91,13 +94,52 @@ static uint32_t keyHashOf(const fnt_fntab *t, uint32_t i){
   return strHash(t->keys[i]);
 }
 
+/* Room for cap functions, and for cap keys.  @return FNT_OK or
+** FNT_E_NOMEM. */
+static int growFns(fnt_fntab *t, uint32_t cap){
+  fnt_function *a = fnt_realloc(t->fn, (size_t)cap*sizeof(fnt_function));
+  uint32_t *b;
+  if( a==0 ) return FNT_E_NOMEM;
+  t->fn = a;
+  b = fnt_realloc(t->key, (size_t)cap*sizeof(uint32_t));
+  if( b==0 ) return FNT_E_NOMEM;
+  t->key = b;
+  t->capfn = cap;
+  return FNT_OK;
+}
+static int growKeys(fnt_fntab *t, uint32_t cap){
+  char **a = fnt_realloc(t->keys, (size_t)cap*sizeof(char*));
+  if( a==0 ) return FNT_E_NOMEM;
+  t->keys = a;
+  t->capkey = cap;
+  return FNT_OK;
+}
+
+int fnt_fntab_reserve(fnt_fntab *t, uint32_t n){
+  uint64_t want = (uint64_t)t->nfn + n, wantKeys = (uint64_t)t->nkey + n;
+  if( want > UINT32_MAX/4 ) return FNT_E_NOMEM;
+  if( (want>t->capfn && growFns(t, (uint32_t)want))
+   || (wantKeys>t->capkey && growKeys(t, (uint32_t)wantKeys)) ){
+    return FNT_E_NOMEM;
+  }
+  if( (t->fnslot==0 || want*2 > (uint64_t)t->fnmask+1)
+   && rehash(&t->fnslot, &t->fnmask, t->nfn, want, fnHashOf, t) ){
+    return FNT_E_NOMEM;
+  }
+  if( (t->keyslot==0 || wantKeys*2 > (uint64_t)t->keymask+1)
+   && rehash(&t->keyslot, &t->keymask, t->nkey, wantKeys, keyHashOf, t) ){
+    return FNT_E_NOMEM;
+  }
+  return FNT_OK;
+}
+
 /* The key id of key z (n bytes, NUL-terminated), copied when new unless
 ** `borrow`. */
 static int internKey(fnt_fntab *t, const char *z, size_t n, int borrow,
                      uint32_t *id){
   uint32_t h;
   char *key;
-  if( t->keyslot==0 && rehash(&t->keyslot, &t->keymask, 0, keyHashOf, t) ){
+  if( t->keyslot==0 && rehash(&t->keyslot, &t->keymask, 0, 0, keyHashOf, t) ){
     return FNT_E_NOMEM;
   }
   h = (uint32_t)fnt_hash(z, n) & t->keymask;
@@ -106,12 +148,8 @@ static int internKey(fnt_fntab *t, const char *z, size_t n, int borrow,
     if( strcmp(t->keys[k], z)==0 ){ *id = k; return FNT_OK; }
     h = (h+1) & t->keymask;
   }
-  if( t->nkey==t->capkey ){
-    uint32_t nNew = t->capkey ? t->capkey*2 : 64;
-    char **a = fnt_realloc(t->keys, nNew*sizeof(char*));
-    if( a==0 ) return FNT_E_NOMEM;
-    t->keys = a;
-    t->capkey = nNew;
+  if( t->nkey==t->capkey && growKeys(t, t->capkey ? t->capkey*2 : 64) ){
+    return FNT_E_NOMEM;
   }
   key = borrow ? (char*)z : textCopy(t, z, n);
   if( key==0 ) return FNT_E_NOMEM;
@@ -119,7 +157,7 @@ static int internKey(fnt_fntab *t, const char *z, size_t n, int borrow,
   t->keyslot[h] = t->nkey+1;
   *id = t->nkey++;
   if( (uint64_t)t->nkey*2 > (uint64_t)t->keymask+1 ){
-    return rehash(&t->keyslot, &t->keymask, t->nkey, keyHashOf, t);
+    return rehash(&t->keyslot, &t->keymask, t->nkey, t->nkey, keyHashOf, t);
   }
   return FNT_OK;
 }
@@ -131,7 +169,7 @@ static int intern(fnt_fntab *t, const char *symbol, const char *sid,
   int rc;
   if( symbol==0 ) symbol = "";
   if( sid && sid[0]==0 ) sid = 0;
-  if( t->fnslot==0 && rehash(&t->fnslot, &t->fnmask, 0, fnHashOf, t) ) return FNT_E_NOMEM;
+  if( t->fnslot==0 && rehash(&t->fnslot, &t->fnmask, 0, 0, fnHashOf, t) ) return FNT_E_NOMEM;
   h = fnHash(symbol, sid) & t->fnmask;
   while( t->fnslot[h] ){
     uint32_t i = t->fnslot[h]-1;
@@ -142,17 +180,7 @@ static int intern(fnt_fntab *t, const char *symbol, const char *sid,
     h = (h+1) & t->fnmask;
   }
   if( t->nfn==UINT32_MAX-1 ) return FNT_E_NOMEM;
-  if( t->nfn==t->capfn ){
-    uint32_t nNew = t->capfn ? t->capfn*2 : 64;
-    fnt_function *a = fnt_realloc(t->fn, nNew*sizeof(fnt_function));
-    uint32_t *b;
-    if( a==0 ) return FNT_E_NOMEM;
-    t->fn = a;
-    b = fnt_realloc(t->key, nNew*sizeof(uint32_t));
-    if( b==0 ) return FNT_E_NOMEM;
-    t->key = b;
-    t->capfn = nNew;
-  }
+  if( t->nfn==t->capfn && growFns(t, t->capfn ? t->capfn*2 : 64) ) return FNT_E_NOMEM;
   if( sid ){
     rc = internKey(t, sid, strlen(sid), borrow, &k);
   }else{
@@ -177,7 +205,7 @@ static int intern(fnt_fntab *t, const char *symbol, const char *sid,
   t->fnslot[h] = t->nfn+1;
   *id = t->nfn++;
   if( (uint64_t)t->nfn*2 > (uint64_t)t->fnmask+1 ){
-    return rehash(&t->fnslot, &t->fnmask, t->nfn, fnHashOf, t);
+    return rehash(&t->fnslot, &t->fnmask, t->nfn, t->nfn, fnHashOf, t);
   }
   return FNT_OK;
 }

@@ -128,35 +128,49 @@ typedef struct hash_sums {
   hash_slot *slot;             /* in order of first appearance */
   uint32_t n, cap;
   uint32_t *ix, mask;          /* open addressing: slot index + 1 */
+  /* Per function of the file before, its slot + 1 (0: none): a run's
+  ** files mostly share their function table, and a slot found there
+  ** saves the probe. */
+  uint32_t *map, nmap;
 } hash_sums;
 
-/* Room for n keys in all (the first file's, most of a run's): no array
-** regrown and copied while they are added.  @return 0, or -1: no memory. */
-static int hashReserve(hash_sums *m, uint32_t n){
-  hash_slot *a;
-  if( n<=m->cap ) return 0;
-  a = fnt_realloc(m->slot, (size_t)n*sizeof(hash_slot));
+/* The index rebuilt at nIx entries (a power of two, > m->n).
+** @return 0, or -1: no memory. */
+static int hashIndex(hash_sums *m, uint32_t nIx){
+  uint32_t *a = fnt_calloc(nIx, sizeof(uint32_t)), i, j;
   if( a==0 ) return -1;
-  m->slot = a;
-  m->cap = n;
+  for(i=0; i<m->n; i++){
+    for(j=(uint32_t)m->slot[i].h[0] & (nIx-1); a[j]; j=(j+1) & (nIx-1)){}
+    a[j] = i+1;
+  }
+  fnt_free(m->ix);
+  m->ix = a;
+  m->mask = nIx-1;
   return 0;
+}
+
+/* Room for n keys in all (the first file's, most of a run's): no array
+** regrown and copied, no index rebuilt while they are added.
+** @return 0, or -1: no memory. */
+static int hashReserve(hash_sums *m, uint32_t n){
+  uint32_t nIx = 1024;
+  if( n>m->cap ){
+    hash_slot *a = fnt_realloc(m->slot, (size_t)n*sizeof(hash_slot));
+    if( a==0 ) return -1;
+    m->slot = a;
+    m->cap = n;
+  }
+  while( (uint64_t)n*2 > nIx ) nIx *= 2;
+  return m->ix && nIx<=m->mask+1 ? 0 : hashIndex(m, nIx);
 }
 
 /* The slot of key hash h, new (file, fn) when first seen.  NULL: no memory. */
 static hash_slot *hashSlot(hash_sums *m, const uint64_t h[2], uint32_t file,
                            uint32_t fn){
   uint32_t j;
-  if( (uint64_t)(m->n+1)*2 > (m->ix ? (uint64_t)m->mask+1 : 0) ){
-    uint32_t nIx = m->ix ? (m->mask+1)*2 : 1024, i;
-    uint32_t *a = fnt_calloc(nIx, sizeof(uint32_t));
-    if( a==0 ) return 0;
-    for(i=0; i<m->n; i++){
-      for(j=(uint32_t)m->slot[i].h[0] & (nIx-1); a[j]; j=(j+1) & (nIx-1)){}
-      a[j] = i+1;
-    }
-    fnt_free(m->ix);
-    m->ix = a;
-    m->mask = nIx-1;
+  if( (uint64_t)(m->n+1)*2 > (m->ix ? (uint64_t)m->mask+1 : 0)
+   && hashIndex(m, m->ix ? (m->mask+1)*2 : 1024) ){
+    return 0;
   }
   for(j=(uint32_t)h[0] & m->mask; m->ix[j]; j=(j+1) & m->mask){
     hash_slot *x = &m->slot[m->ix[j]-1];
@@ -170,6 +184,32 @@ static hash_slot *hashSlot(hash_sums *m, const uint64_t h[2], uint32_t file,
   m->slot[m->n].fn = fn;
   m->ix[j] = ++m->n;
   return &m->slot[m->n-1];
+}
+
+/* Adds the sums of file `file`, function by function.  @return 0, or -1:
+** no memory. */
+static int hashAddSums(hash_sums *m, fnt_seg_sums *sums, uint32_t file){
+  fnt_calls_agg a;
+  uint64_t h[2];
+  if( sums->n>m->nmap ){
+    uint32_t *b = fnt_realloc(m->map, (size_t)sums->n*sizeof(uint32_t));
+    if( b==0 ) return -1;
+    memset(b + m->nmap, 0, (size_t)(sums->n - m->nmap)*sizeof(uint32_t));
+    m->map = b;
+    m->nmap = sums->n;
+  }
+  while( fnt_seg_sums_next(sums, h, &a) ){
+    uint32_t i = sums->i - 1;
+    hash_slot *x = m->map[i] ? &m->slot[m->map[i]-1] : 0;
+    if( x==0 || x->h[0]!=h[0] || x->h[1]!=h[1] ){
+      if( (x = hashSlot(m, h, file, i))==0 ) return -1;
+      m->map[i] = (uint32_t)(x - m->slot) + 1;
+    }
+    x->calls += (uint64_t)a.calls;
+    x->incl += (uint64_t)a.incl;
+    x->self += (uint64_t)a.self;
+  }
+  return 0;
 }
 
 /* Adds the tail file's open frames (file f of the run, its row groups
@@ -217,35 +257,29 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
   *done = 0;
   for(f=0; rc==FNT_OK && f<files->nfiles; f++){
     fnt_segment *seg = 0;
+    fnt_seg_sums sums;
     /* The tail's open frames are read from its rows; the first file names
     ** its keys (below), so its function table is loaded and it is kept,
     ** but not its row groups (a file of a million events has a thousand,
     ** a third of a first call's pages touched). */
     const char *path = files->files[f]->path;
-    rc = files->files[f]==files->tail ? fnt_segment_open_rows(st, path, &seg)
-       : fnt_segment_open_lazy(st, path, &seg);
-    if( rc==FNT_OK && f==0 && !seg->funcs_loaded ) rc = fnt_segment_load_funcs(st, seg);
-    if( rc ){
-      fnt_segment_release(st, seg);
-      break;
-    }
+    int tail = files->files[f]==files->tail;
+    rc = tail ? fnt_segment_open_rows(st, path, &seg)
+       : fnt_segment_open_lazy(st, path, &seg, &sums);
+    if( rc ) break;
+    if( tail ) fnt_segment_sums(seg, &sums);
     if( seg->table!=FNT_TABLE_CALLS ){
       rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
-    }else if( seg->key_hash==0 ){
+    }else if( !sums.hashed ){
       fnt_segment_release(st, seg);
       goto done;                                     /* an older file */
     }
-    if( rc==FNT_OK && f==0 && hashReserve(&m, seg->nfuncs) ){
+    if( rc==FNT_OK && ((f==0 && hashReserve(&m, sums.n)) || hashAddSums(&m, &sums, f)) ){
       rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     }
-    for(i=0; rc==FNT_OK && i<seg->nfuncs; i++){
-      hash_slot *x = hashSlot(&m, &seg->key_hash[2*i], f, i);
-      if( x==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
-      x->calls += (uint64_t)seg->aggs[i].calls;
-      x->incl += (uint64_t)seg->aggs[i].incl;
-      x->self += (uint64_t)seg->aggs[i].self;
-    }
-    if( rc==FNT_OK && files->files[f]==files->tail ) rc = hashOpenRows(st, &m, seg, f);
+    /* Only now: the sums may lie in the buffer the table is read through. */
+    if( rc==FNT_OK && f==0 && !seg->funcs_loaded ) rc = fnt_segment_load_funcs(st, seg);
+    if( rc==FNT_OK && tail ) rc = hashOpenRows(st, &m, seg, f);
     if( f==0 ) first = seg;
     else fnt_segment_release(st, seg);
   }
@@ -253,8 +287,9 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
   ** fn is overwritten by its fnt_fntab id). */
   while( rc==FNT_OK && next<m.n ){
     fnt_segment *seg = 0;
-    uint32_t from = next;
+    uint32_t from = next, end = next;
     f = m.slot[next].file;
+    while( end<m.n && m.slot[end].file==f ) end++;
     if( f==0 ){
       seg = first;
       first = 0;
@@ -265,7 +300,10 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
     ** texts of the first file it names keys from, and holds the file: the
     ** copies of a few thousand names were a tenth of a first call. */
     borrow = rc==FNT_OK && s->tab.nfn==0 && s->held==0;
-    for(; rc==FNT_OK && next<m.n && m.slot[next].file==f; next++){
+    if( rc==FNT_OK && fnt_fntab_reserve(&s->tab, end-from) ){
+      rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
+    }
+    for(; rc==FNT_OK && next<end; next++){
       const fnt_function *fn = &seg->funcs[m.slot[next].fn];
       if( (borrow ? fnt_fntab_intern_borrowed : fnt_fntab_intern)(&s->tab,
               fn->symbol, fn->stable_id, &m.slot[next].fn) ){
@@ -299,6 +337,7 @@ done:
   fnt_segment_release(st, first);
   fnt_free(m.slot);
   fnt_free(m.ix);
+  fnt_free(m.map);
   return rc;
 }
 

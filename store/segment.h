@@ -193,7 +193,7 @@ typedef struct fnt_segment {
   ** rest the frames open at the end (read from the run's tail file only). */
   uint32_t nclosed_rg;
   fnt_calls_rg *crgs;
-  fnt_calls_agg *aggs;      /* per function */
+  fnt_calls_agg *aggs;      /* per function (NULL when opened lazily) */
   int has_stacks;           /* the file has a stacks chunk */
   fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
   int has_lod;              /* the file has a level-of-detail chunk: 1 of
@@ -207,7 +207,8 @@ typedef struct fnt_segment {
   int has_funcs_chunk, funcs_loaded;
   int aggs_only;            /* opened lazily, not cached: no row groups */
   fnt_seg_chunk funcs_chunk;
-  uint64_t *key_hash;       /* 2 per function (XXH3-128 of its key), or NULL */
+  uint64_t *key_hash;       /* 2 per function (XXH3-128 of its key), or NULL
+                            ** (no hashes, or opened lazily) */
 } fnt_segment;
 
 /* The nodes of a calls segment's stacks chunk (stacks.c), parents first;
@@ -222,10 +223,33 @@ int fnt_segment_open(fnt_store *st, const char *path, fnt_segment **out);
 ** unless it was loaded before): for readers of rows that name functions
 ** by their key hashes. */
 int fnt_segment_open_rows(fnt_store *st, const char *path, fnt_segment **out);
+/* A calls file's per-function sums (heat.c): each function's key hash
+** (version 4 files) and the aggregates of its closed calls, read in order
+** by fnt_seg_sums_next().  They come from the parsed arrays of a segment
+** opened whole, or are read where a lazily opened file's footer lies, in
+** the handle's buffer: nothing is allocated per file (two arrays a file of
+** ~200 KB were a heat's first new pages, and malloc trimmed and grew its
+** heap again for every file), but they are valid only until the handle's
+** next segment read, fnt_segment_load_funcs() included. */
+typedef struct fnt_seg_sums {
+  uint32_t n, i;                 /* functions; the next one */
+  int hashed;                    /* key hashes given */
+  const uint64_t *hash;          /* parsed: 2 a function (or NULL) ... */
+  const fnt_calls_agg *agg;
+  fnt_rd raw_hash, raw_agg;      /* ... else raw: 16 bytes, 3 varints */
+} fnt_seg_sums;
+
 /* For readers of a calls segment's aggregates only: the cached segment,
 ** else one read without its row groups (nrg 0) and, when it keeps it in a
-** chunk, its function table (funcs NULL, key_hash set); not cached. */
-int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out);
+** chunk, its function table (funcs NULL); not cached.  Its sums go to
+** *sums when not NULL: a segment opened so keeps no aggs or key_hash. */
+int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out,
+                          fnt_seg_sums *sums);
+/* The sums of a segment opened whole (fnt_segment_open_rows()). */
+void fnt_segment_sums(const fnt_segment *seg, fnt_seg_sums *sums);
+/* The next function's key hash (h unset when !hashed) and aggregates.
+** @return 1, or 0 after the last. */
+int fnt_seg_sums_next(fnt_seg_sums *s, uint64_t h[2], fnt_calls_agg *a);
 /* Loads the function table of a segment that keeps it in a chunk (one
 ** opened lazily); on failure the segment stays as it was, its table
 ** unloaded.  @return FNT_OK or a code (message set). */

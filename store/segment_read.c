@@ -123,20 +123,36 @@ static void skipRowGroups(fnt_rd *r, uint64_t n, uint32_t nchunk){
   }
 }
 
+/* Where parts of a footer lie in the bytes parsed: the row groups'
+** section (their chunk descriptors, read on demand), and the sums of a
+** calls file opened lazily (fnt_seg_sums). */
+typedef struct footer_at {
+  const uint8_t *sec;
+  size_t secLen;
+  const uint8_t *hash, *aggs, *aggs_end;
+} footer_at;
+
 /* The calls section of a calls segment's footer (FORMAT.md, "Calls
-** segments"): the closed row-group count, per-group bounds (nrg of them;
-** skipped when s->aggs_only) and per-function aggregates, then optional
-** sections. */
+** segments"): the closed row-group count, per-group bounds (nrg of them)
+** and per-function aggregates, then optional sections.  Opened lazily,
+** the bounds are skipped and the aggregates only checked, their place
+** kept in *at. */
 static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
-                             uint64_t nrg){
+                             uint64_t nrg, footer_at *at){
   uint64_t n, i;
   n = fnt_get_varint(r);
   if( !r->ok || n>nrg ) return FNT_E_CORRUPT;
   s->nclosed_rg = (uint32_t)n;
   s->crgs = fnt_calloc((size_t)s->nrg+1, sizeof(fnt_calls_rg));
-  s->aggs = fnt_calloc((size_t)s->nfuncs+1, sizeof(fnt_calls_agg));
-  if( s->crgs==0 || s->aggs==0 ) return FNT_E_NOMEM;
-  for(i=0; s->aggs_only && i<6*nrg && r->ok; i++) skipVarint(r);
+  if( s->crgs==0 ) return FNT_E_NOMEM;
+  if( s->aggs_only ){
+    for(i=0; i<6*nrg && r->ok; i++) skipVarint(r);
+    at->aggs = r->p;
+    for(i=0; i<3*(uint64_t)s->nfuncs && r->ok; i++) skipVarint(r);
+    at->aggs_end = r->p;
+  }else if( (s->aggs = fnt_calloc((size_t)s->nfuncs+1, sizeof(fnt_calls_agg)))==0 ){
+    return FNT_E_NOMEM;
+  }
   for(i=0; i<s->nrg && r->ok; i++){
     fnt_calls_rg *g = &s->crgs[i];
     g->depth = (int64_t)fnt_get_varint(r);
@@ -146,7 +162,7 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
     g->parent_max = fnt_unzigzag(fnt_get_varint(r));
     g->dur_max = fnt_unzigzag(fnt_get_varint(r));
   }
-  for(i=0; i<s->nfuncs && r->ok; i++){
+  for(i=0; s->aggs && i<s->nfuncs && r->ok; i++){
     s->aggs[i].calls = (int64_t)fnt_get_varint(r);
     s->aggs[i].incl = fnt_unzigzag(fnt_get_varint(r));
     s->aggs[i].self = fnt_unzigzag(fnt_get_varint(r));
@@ -223,10 +239,10 @@ static int parseFuncs(fnt_segment *s, fnt_rd *r){
 /* Parses a footer already checked against its checksum; every count is
 ** still bounded by the bytes left, so a forged footer cannot make us
 ** allocate wildly or read past the end.  The row groups' chunk
-** descriptors are skipped: *sec and *secLen give the bytes of the
-** row-group section they lie in (fnt_seg_rg.desc counts from *sec). */
+** descriptors are skipped: at->sec and at->secLen give the bytes of the
+** row-group section they lie in (fnt_seg_rg.desc counts from at->sec). */
 static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
-                       const uint8_t **sec, size_t *secLen){
+                       footer_at *at){
   uint64_t version, n, i, nrg;
   int isnull;
   uint32_t nchunk = 0;
@@ -267,9 +283,15 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
     n = fnt_get_varint(r);
     if( !r->ok || n>LEFT/16 ) return FNT_E_CORRUPT;
     if( parseChunk(r, fileDataEnd, &s->funcs_chunk) ) return FNT_E_CORRUPT;
-    s->key_hash = fnt_malloc((2*n+1)*sizeof(uint64_t));
-    if( s->key_hash==0 ) return FNT_E_NOMEM;
-    for(i=0; i<2*n; i++) s->key_hash[i] = fnt_get_u64le(r);
+    if( s->aggs_only ){
+      if( LEFT/16<n ) return FNT_E_CORRUPT;
+      at->hash = r->p;
+      r->p += 16*n;
+    }else{
+      s->key_hash = fnt_malloc((2*n+1)*sizeof(uint64_t));
+      if( s->key_hash==0 ) return FNT_E_NOMEM;
+      for(i=0; i<2*n; i++) s->key_hash[i] = fnt_get_u64le(r);
+    }
     s->nfuncs = (uint32_t)n;
     s->has_funcs_chunk = 1;
   }else{
@@ -285,7 +307,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
     skipRowGroups(r, n, nchunk);
   }else{
     uint64_t rows = 0;
-    *sec = r->p;
+    at->sec = r->p;
     for(i=0; i<n && r->ok; i++){
       fnt_seg_rg *g = &s->rgs[i];
       s->nrg = (uint32_t)i+1;
@@ -298,15 +320,15 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
       /* Readers decode a row group into FNT_RG_ROWS-row buffers. */
       if( g->nrows==0 || g->nrows>FNT_RG_ROWS ) return FNT_E_CORRUPT;
       rows += g->nrows;
-      g->desc = (uint32_t)(r->p - *sec);
+      g->desc = (uint32_t)(r->p - at->sec);
       skipChunks(r, nchunk);
-      g->desc_len = (uint32_t)(r->p - *sec) - g->desc;
+      g->desc_len = (uint32_t)(r->p - at->sec) - g->desc;
     }
-    *secLen = (size_t)(r->p - *sec);
+    at->secLen = (size_t)(r->p - at->sec);
     if( r->ok && rows!=s->nrows ) return FNT_E_CORRUPT;
   }
   if( s->table==FNT_TABLE_CALLS ){
-    int rc = parseCallsSection(s, r, fileDataEnd, nrg);
+    int rc = parseCallsSection(s, r, fileDataEnd, nrg, at);
     if( rc ) return rc;
   }
   if( !r->ok || r->p!=r->end ) return FNT_E_CORRUPT;
@@ -345,12 +367,13 @@ static const uint8_t *imageChunk(const fnt_segment *s, const fnt_seg_chunk *c){
   return s->image + c->offset;
 }
 
+/* Reads the segment at path; one opened lazily (aggsOnly) gives its sums
+** to *sums when not NULL (fnt_seg_sums). */
 static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
-                       fnt_segment **out){
+                       fnt_segment **out, fnt_seg_sums *sums){
   fnt_segment *s;
   uint8_t trailer[FNT_SEG_TRAILER], *stored = 0, *footer = 0;
-  const uint8_t *sec = 0;
-  size_t secLen = 0;
+  footer_at at;
   uint64_t size = 0, slen, flen, fsum;
   fnt_rd r;
   int rc;
@@ -437,28 +460,29 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   }
   r.p = footer; r.end = footer+flen; r.ok = 1;
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
-  rc = parseFooter(s, &r, s->data_end, &sec, &secLen);
+  memset(&at, 0, sizeof(at));
+  rc = parseFooter(s, &r, s->data_end, &at);
   if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
-  if( rc==FNT_OK && secLen ){
+  if( rc==FNT_OK && at.secLen ){
     /* The descriptors stay where they are when the footer is stored raw
     ** (writers keep a calls file's so): a query reads a few of a calls
     ** file's thousands, and parsing them all took half its first open
     ** (its pages, 40 bytes a descriptor, new memory each). */
-    uint64_t at = s->data_end + (uint64_t)(sec - footer);
+    uint64_t off = s->data_end + (uint64_t)(at.sec - footer);
     if( slen==flen && s->image ){
-      s->desc = s->image + at;
+      s->desc = s->image + off;
     }else if( slen==flen ){
-      s->desc_at = at;
-    }else if( (s->desc_copy = fnt_malloc(secLen))==0 ){
+      s->desc_at = off;
+    }else if( (s->desc_copy = fnt_malloc(at.secLen))==0 ){
       rc = FNT_E_NOMEM;
     }else{
-      memcpy(s->desc_copy, sec, secLen);
+      memcpy(s->desc_copy, at.sec, at.secLen);
       s->desc = s->desc_copy;
     }
   }
   /* Parsed, a footer takes about its bytes (texts, bounds, aggregates). */
   s->bytes = (size_t)flen + sizeof(*s) + (s->image ? (size_t)size : 0)
-           + (s->desc_copy ? secLen : 0);
+           + (s->desc_copy ? at.secLen : 0);
   if( rc==FNT_E_NOMEM ){
     rc = fnt_err(st, rc, "out of memory reading %s", s->full_path);
     goto fail;
@@ -468,7 +492,22 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
                  rc==FNT_E_FORMAT ? "newer format in" : "malformed");
     goto fail;
   }
-  footerDone(st);
+  if( sums ){
+    /* Read where they lie: the buffer is kept past footerDone() for them. */
+    memset(sums, 0, sizeof(*sums));
+    if( s->table==FNT_TABLE_CALLS ){
+      sums->n = s->nfuncs;
+      sums->hashed = at.hash!=0;
+      sums->raw_hash.p = at.hash;
+      sums->raw_hash.end = at.hash ? at.hash + 16*(size_t)s->nfuncs : 0;
+      sums->raw_hash.ok = 1;
+      sums->raw_agg.p = at.aggs;
+      sums->raw_agg.end = at.aggs_end;
+      sums->raw_agg.ok = 1;
+    }
+  }else{
+    footerDone(st);
+  }
   *out = s;
   return FNT_OK;
 fail:
@@ -599,14 +638,45 @@ int fnt_segment_open_rows(fnt_store *st, const char *path, fnt_segment **out){
   int rc;
   *out = cacheFind(st, path);
   if( *out ) return FNT_OK;
-  rc = segmentLoad(st, path, 0, out);
+  rc = segmentLoad(st, path, 0, out, 0);
   if( rc==FNT_OK ) cacheAdd(st, *out);
   return rc;
 }
 
-int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out){
+int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out,
+                          fnt_seg_sums *sums){
   *out = cacheFind(st, path);
-  return *out ? FNT_OK : segmentLoad(st, path, 1, out);
+  if( *out==0 ) return segmentLoad(st, path, 1, out, sums);
+  if( sums ) fnt_segment_sums(*out, sums);
+  return FNT_OK;
+}
+
+void fnt_segment_sums(const fnt_segment *seg, fnt_seg_sums *sums){
+  memset(sums, 0, sizeof(*sums));
+  if( seg->aggs==0 ) return;             /* not a calls file */
+  sums->n = seg->nfuncs;
+  sums->hashed = seg->key_hash!=0;
+  sums->hash = seg->key_hash;
+  sums->agg = seg->aggs;
+}
+
+int fnt_seg_sums_next(fnt_seg_sums *s, uint64_t h[2], fnt_calls_agg *a){
+  if( s->i>=s->n ) return 0;
+  if( s->agg ){
+    *a = s->agg[s->i];
+    if( s->hashed ){ h[0] = s->hash[2*s->i]; h[1] = s->hash[2*s->i+1]; }
+  }else{
+    /* The footer's parse checked these bytes (parseCallsSection). */
+    a->calls = (int64_t)fnt_get_varint(&s->raw_agg);
+    a->incl = fnt_unzigzag(fnt_get_varint(&s->raw_agg));
+    a->self = fnt_unzigzag(fnt_get_varint(&s->raw_agg));
+    if( s->hashed ){
+      h[0] = fnt_get_u64le(&s->raw_hash);
+      h[1] = fnt_get_u64le(&s->raw_hash);
+    }
+  }
+  s->i++;
+  return 1;
 }
 
 void fnt_segment_release(fnt_store *st, fnt_segment *s){

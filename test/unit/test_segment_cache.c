@@ -37,6 +37,54 @@ static size_t openAll(fnt_store *st, fnt_snapshot *snap){
   return n;
 }
 
+/* A calls file's sums read lazily, where its footer lies (in the file's
+** image when small, else in the handle's buffer), equal those parsed when
+** it is opened whole. */
+static void checkSums(const char *dir, const char *path){
+  fnt_store *st = 0;
+  fnt_segment *seg = 0;
+  fnt_seg_sums sums;
+  fnt_calls_agg *lazy = 0, a;
+  uint64_t *hash = 0, h[2];
+  uint32_t n = 0, i = 0;
+  CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
+  CHECK_RC(st, fnt_segment_open_lazy(st, path, &seg, &sums), FNT_OK);
+  if( seg ){
+    CHECK(seg->aggs==0 && seg->key_hash==0);
+    CHECK_EQ_INT(sums.hashed, 1);
+    CHECK_EQ_INT(sums.n, seg->nfuncs);
+    lazy = calloc((size_t)sums.n+1, sizeof(*lazy));
+    hash = calloc(2*(size_t)sums.n+1, sizeof(*hash));
+    while( lazy && hash && fnt_seg_sums_next(&sums, &hash[2*n], &lazy[n]) ) n++;
+    CHECK_EQ_INT(n, seg->nfuncs);
+    CHECK(n>0);
+    fnt_segment_release(st, seg);
+    seg = 0;
+  }
+  fnt_close(st);
+  CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
+  CHECK_RC(st, fnt_segment_open_rows(st, path, &seg), FNT_OK);
+  if( seg ){
+    fnt_segment_sums(seg, &sums);
+    CHECK_EQ_INT(sums.hashed, 1);
+    CHECK_EQ_INT(sums.n, n);
+    for(; i<n && fnt_seg_sums_next(&sums, h, &a); i++){
+      if( h[0]!=hash[2*i] || h[1]!=hash[2*i+1] || a.calls!=lazy[i].calls
+       || a.incl!=lazy[i].incl || a.self!=lazy[i].self ){
+        fprintf(stderr, "%s: function %u: the sums read lazily differ\n", path, i);
+        t_failures++;
+        break;
+      }
+    }
+    CHECK_EQ_INT(i, n);
+    CHECK_EQ_INT(fnt_seg_sums_next(&sums, h, &a), 0);
+    fnt_segment_release(st, seg);
+  }
+  fnt_close(st);
+  free(lazy);
+  free(hash);
+}
+
 /* The serial of the calls file `path` as the cache gives it now. */
 static uint64_t serialOf(fnt_store *st, const char *path){
   fnt_segment *seg = 0;
@@ -78,6 +126,7 @@ int main(void){
     }
   }
   CHECK(first!=0);
+  if( first ) checkSums(dir, first);          /* a small file: its image */
   /* Room for all. */
   fnt_set_segment_cache(st, 1000, FNT_SEGMENT_CACHE_BYTES);
   openAll(st, snap);
@@ -138,6 +187,7 @@ int main(void){
     /* Its footer is stored raw, and row groups' descriptors are parsed
     ** from the file when looked up (not from memory). */
     CHECK(seg && seg->image==0 && seg->desc==0 && seg->desc_at>0);
+    if( seg ) checkSums(dir, e->path);
     for(rg=0; seg && rg<seg->nrg; rg++){
       const fnt_seg_chunk *descs = 0;
       CHECK_RC(st, fnt_segment_descs(st, seg, rg, &descs), FNT_OK);

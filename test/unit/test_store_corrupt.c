@@ -231,7 +231,7 @@ int main(void){
     base = strrchr(path, '/') ? strrchr(path, '/')+1 : path;
     snprintf(rel, sizeof(rel), "data/fn_trace_calls/p=run/%s", base);
     CHECK_RC(st, fnt_open(copy, 0, &st), FNT_OK);
-    CHECK_RC(st, fnt_segment_open_lazy(st, rel, &seg), FNT_OK);
+    CHECK_RC(st, fnt_segment_open_lazy(st, rel, &seg, 0), FNT_OK);
     if( seg ){
       CHECK_EQ_INT(seg->has_funcs_chunk, 1);
       CHECK_EQ_INT(seg->funcs_loaded, 0);
