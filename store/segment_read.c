@@ -743,6 +743,9 @@ static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
 
 /* Group rg's descriptors parsed from p (its desc_len bytes) into a block
 ** kept with the segment.  @return FNT_OK or a code (message set). */
+/* Parses row group rg's chunk descriptors from p (its desc_len bytes)
+** into s->rg_descs[rg].  @return FNT_OK, FNT_E_NOMEM or FNT_E_CORRUPT,
+** no message set (descsErr() says it). */
 static int groupDescsParse(fnt_store *st, fnt_segment *s, uint32_t rg,
                            const uint8_t *p){
   fnt_seg_chunk *k;
@@ -752,17 +755,22 @@ static int groupDescsParse(fnt_store *st, fnt_segment *s, uint32_t rg,
   r.end = p + s->rgs[rg].desc_len;
   r.ok = 1;
   k = fnt_malloc(((size_t)s->nchunk_cols+1)*sizeof(fnt_seg_chunk));
-  if( k==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
+  if( k==0 ) return FNT_E_NOMEM;
   for(j=0; j<s->nchunk_cols; j++){
     if( parseChunk(&r, s->data_end, &k[j]) || !r.ok ) break;
   }
   if( j<s->nchunk_cols || r.p!=r.end ){
     fnt_free(k);
-    return chunkErr(st, s, rg, 0, "malformed chunk descriptors");
+    return FNT_E_CORRUPT;
   }
   s->rg_descs[rg] = k;
   segmentGrew(st, s, ((size_t)s->nchunk_cols+1)*sizeof(fnt_seg_chunk));
   return FNT_OK;
+}
+
+static int descsErr(fnt_store *st, const fnt_segment *s, uint32_t rg, int rc){
+  return rc==FNT_E_NOMEM ? fnt_err(st, rc, "out of memory reading %s", s->full_path)
+       : chunkErr(st, s, rg, 0, "malformed chunk descriptors");
 }
 
 /* Parsed from the footer's bytes, in memory or read from the file, the
@@ -772,28 +780,29 @@ static int groupDescsParse(fnt_store *st, fnt_segment *s, uint32_t rg,
 ** after this one that lie whole in them are parsed too: a window goes on
 ** to the next group of its depth, a later stab to a nearby one. */
 #define DESC_READ 1024
+#define DESC_MAX  (FNT_SEG_MAX_COLS*39)  /* a descriptor is at most 39 bytes */
 int fnt_segment_descs(fnt_store *st, const fnt_segment *seg, uint32_t rg,
                       const fnt_seg_chunk **out){
   fnt_segment *s = (fnt_segment*)seg;    /* the cache below: see segment.h */
-  uint8_t buf[FNT_SEG_MAX_COLS*39];       /* a descriptor is at most 39 bytes */
+  uint8_t buf[DESC_MAX>DESC_READ ? DESC_MAX : DESC_READ];
   const fnt_seg_rg *g = &s->rgs[rg];
-  size_t n = g->desc_len;
   uint32_t j;
   int rc;
   *out = s->rg_descs ? s->rg_descs[rg] : 0;
   if( *out ) return FNT_OK;
   if( s->rg_descs==0 ){
     s->rg_descs = fnt_calloc((size_t)s->nrg+1, sizeof(*s->rg_descs));
-    if( s->rg_descs==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory reading %s", s->full_path);
+    if( s->rg_descs==0 ) return descsErr(st, s, rg, FNT_E_NOMEM);
     segmentGrew(st, s, ((size_t)s->nrg+1)*sizeof(*s->rg_descs));
   }
-  if( n>sizeof(buf) ) return chunkErr(st, s, rg, 0, "malformed chunk descriptors");
+  if( g->desc_len>DESC_MAX ) return descsErr(st, s, rg, FNT_E_CORRUPT);
   if( s->desc ){
     rc = groupDescsParse(st, s, rg, s->desc + g->desc);
   }else{
+    /* DESC_READ bytes, or to the section's end, and at least the group's */
     const fnt_seg_rg *last = &s->rgs[s->nrg-1];
-    uint64_t end = (uint64_t)last->desc + last->desc_len;   /* the section's */
-    if( n<DESC_READ ) n = end - g->desc < DESC_READ ? (size_t)(end - g->desc) : DESC_READ;
+    uint64_t left = (uint64_t)last->desc + last->desc_len - g->desc;
+    size_t n = left<DESC_READ ? (size_t)left : DESC_READ;
     if( n<g->desc_len ) n = g->desc_len;
     rc = segRead(s, buf, n, s->desc_at + g->desc);
     if( rc && n>g->desc_len ){          /* the group's own bytes alone */
@@ -802,17 +811,15 @@ int fnt_segment_descs(fnt_store *st, const fnt_segment *seg, uint32_t rg,
     }
     if( rc ) return chunkErr(st, s, rg, 0, "cannot read its chunk descriptors (truncated?)");
     rc = groupDescsParse(st, s, rg, buf);
+    /* A neighbour that does not parse is told of when it is read. */
     for(j=rg+1; rc==FNT_OK && j<s->nrg
         && (uint64_t)s->rgs[j].desc + s->rgs[j].desc_len <= (uint64_t)g->desc + n; j++){
-      /* a neighbour that does not parse is told of when it is read */
-      if( s->rg_descs[j]==0 && groupDescsParse(st, s, j, buf + (s->rgs[j].desc - g->desc)) ){
-        fnt_err_clear(st);
-        break;
-      }
+      if( s->rg_descs[j]==0 && groupDescsParse(st, s, j, buf + (s->rgs[j].desc - g->desc)) ) break;
     }
   }
+  if( rc ) return descsErr(st, s, rg, rc);
   *out = s->rg_descs[rg];
-  return rc;
+  return FNT_OK;
 }
 
 /* The stored bytes of chunk c of row group rg of a calls segment, from
