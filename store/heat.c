@@ -77,10 +77,17 @@ static int sumsAddCalls(fnt_run_sums *s, const fnt_callvec *v){
   return FNT_OK;
 }
 
+static int sumsBad(fnt_store *st, const fnt_segment *seg){
+  return fnt_err(st, FNT_E_CORRUPT, "%s: malformed per-function sums", seg->full_path);
+}
+
 /* Adds the footer aggregates of calls file `e`.  Files with the function
 ** table of the file before (a run's chunks, a repo's runs) reuse its ids. */
 static int sumsAddFile(fnt_store *st, fnt_run_sums *s, const fnt_entry *e){
   fnt_segment *seg = 0;
+  fnt_seg_sums sums;
+  fnt_calls_agg a;
+  uint64_t h[2];
   uint32_t i;
   int rc = fnt_segment_open(st, e->path, &seg);
   if( rc ) return rc;
@@ -101,13 +108,15 @@ static int sumsAddFile(fnt_store *st, fnt_run_sums *s, const fnt_entry *e){
     memcpy(s->ids_hash, seg->func_hash, sizeof(s->ids_hash));
   }
   if( sumsKeys(s) ) goto nomem;
-  for(i=0; i<seg->nfuncs; i++){
-    uint32_t k = s->tab.key[s->ids[i]];
-    sumsFirst(s, s->ids[i]);
-    s->calls[k] += (uint64_t)seg->aggs[i].calls;
-    s->incl[k] += (uint64_t)seg->aggs[i].incl;
-    s->self[k] += (uint64_t)seg->aggs[i].self;
+  rc = fnt_segment_sums(st, seg, &sums);
+  while( rc==FNT_OK && fnt_seg_sums_next(&sums, h, &a) ){
+    uint32_t k = s->tab.key[s->ids[sums.i-1]];
+    sumsFirst(s, s->ids[sums.i-1]);
+    s->calls[k] += (uint64_t)a.calls;
+    s->incl[k] += (uint64_t)a.incl;
+    s->self[k] += (uint64_t)a.self;
   }
+  if( rc==FNT_OK && (sums.bad || sums.n!=seg->nfuncs) ) rc = sumsBad(st, seg);
   goto done;
 nomem:
   rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
@@ -217,7 +226,7 @@ static int hashAddSums(hash_sums *m, fnt_seg_sums *sums, uint32_t file){
 ** hash of its function: the function table is not read for a few stacks.
 ** @return FNT_OK or a code (message set). */
 static int hashOpenRows(fnt_store *st, hash_sums *m, const fnt_segment *seg,
-                        uint32_t f){
+                        const fnt_seg_sums *sums, uint32_t f){
   fnt_calls_rows g;
   fnt_buf scratch = {0}, raw = {0};
   uint32_t rg;
@@ -229,7 +238,10 @@ static int hashOpenRows(fnt_store *st, hash_sums *m, const fnt_segment *seg,
     rc = fnt_calls_rows_decode(st, seg, rg, FNT_CR_DUR | FNT_CR_SELF | FNT_CR_FN
                                | FNT_CR_FLAGS, &scratch, &raw, &g);
     for(i=0; rc==FNT_OK && i<g.n; i++){
-      hash_slot *x = hashSlot(m, &seg->key_hash[2*g.fn[i]], f, (uint32_t)g.fn[i]);
+      uint64_t h[2];
+      hash_slot *x;
+      fnt_seg_sums_hash(sums, (uint32_t)g.fn[i], h);
+      x = hashSlot(m, h, f, (uint32_t)g.fn[i]);
       if( x==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); break; }
       x->calls++;
       x->self += g.slf[i];
@@ -266,8 +278,11 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
     int tail = files->files[f]==files->tail;
     rc = tail ? fnt_segment_open_rows(st, path, &seg)
        : fnt_segment_open_lazy(st, path, &seg, &sums);
-    if( rc ) break;
-    if( tail ) fnt_segment_sums(seg, &sums);
+    if( rc==FNT_OK && tail ) rc = fnt_segment_sums(st, seg, &sums);
+    if( rc ){
+      fnt_segment_release(st, seg);
+      break;
+    }
     if( seg->table!=FNT_TABLE_CALLS ){
       rc = fnt_err(st, FNT_E_CORRUPT, "%s: not a calls segment", seg->full_path);
     }else if( !sums.hashed ){
@@ -277,9 +292,10 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
     if( rc==FNT_OK && ((f==0 && hashReserve(&m, sums.n)) || hashAddSums(&m, &sums, f)) ){
       rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     }
+    if( rc==FNT_OK && (sums.bad || sums.n!=seg->nfuncs) ) rc = sumsBad(st, seg);
+    if( rc==FNT_OK && tail ) rc = hashOpenRows(st, &m, seg, &sums, f);
     /* Only now: the sums may lie in the buffer the table is read through. */
     if( rc==FNT_OK && f==0 && !seg->funcs_loaded ) rc = fnt_segment_load_funcs(st, seg);
-    if( rc==FNT_OK && tail ) rc = hashOpenRows(st, &m, seg, f);
     if( f==0 ) first = seg;
     else fnt_segment_release(st, seg);
   }

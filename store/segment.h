@@ -193,7 +193,15 @@ typedef struct fnt_segment {
   ** rest the frames open at the end (read from the run's tail file only). */
   uint32_t nclosed_rg;
   fnt_calls_rg *crgs;
-  fnt_calls_agg *aggs;      /* per function (NULL when opened lazily) */
+  /* Per function the aggregates of its closed calls, and its key hash (2
+  ** per function, XXH3-128 of its key; version 4): only heat reads them,
+  ** through fnt_segment_sums().  Parsed when the footer was compressed;
+  ** a raw one leaves them in the file, where sums_at gives their places
+  ** (a file of 5,000 functions has 200 KB of them, new memory at every
+  ** first open); a lazy open hands them out once. */
+  fnt_calls_agg *aggs;
+  uint64_t *key_hash;
+  uint64_t hash_at, aggs_at, aggs_end;   /* file offsets; 0: none */
   int has_stacks;           /* the file has a stacks chunk */
   fnt_seg_chunk stacks;     /* read only by fnt_flame (stacks.c) */
   int has_lod;              /* the file has a level-of-detail chunk: 1 of
@@ -207,8 +215,6 @@ typedef struct fnt_segment {
   int has_funcs_chunk, funcs_loaded;
   int aggs_only;            /* opened lazily, not cached: no row groups */
   fnt_seg_chunk funcs_chunk;
-  uint64_t *key_hash;       /* 2 per function (XXH3-128 of its key), or NULL
-                            ** (no hashes, or opened lazily) */
 } fnt_segment;
 
 /* The nodes of a calls segment's stacks chunk (stacks.c), parents first;
@@ -226,17 +232,20 @@ int fnt_segment_open_rows(fnt_store *st, const char *path, fnt_segment **out);
 /* A calls file's per-function sums (heat.c): each function's key hash
 ** (version 4 files) and the aggregates of its closed calls, read in order
 ** by fnt_seg_sums_next().  They come from the parsed arrays of a segment
-** opened whole, or are read where a lazily opened file's footer lies, in
-** the handle's buffer: nothing is allocated per file (two arrays a file of
-** ~200 KB were a heat's first new pages, and malloc trimmed and grew its
-** heap again for every file), but they are valid only until the handle's
-** next segment read, fnt_segment_load_funcs() included. */
+** whose footer was compressed, else they are read where the file holds
+** them (its image, or the handle's footer buffer): nothing is allocated
+** per file (two arrays a file of ~200 KB were a heat's first new pages,
+** and malloc trimmed and grew its heap again for every file), but they
+** are valid only while the segment is held and until the handle's next
+** segment open or fnt_segment_load_funcs(). */
 typedef struct fnt_seg_sums {
   uint32_t n, i;                 /* functions; the next one */
   int hashed;                    /* key hashes given */
+  int bad;                       /* raw bytes ended early (a file changed) */
   const uint64_t *hash;          /* parsed: 2 a function (or NULL) ... */
   const fnt_calls_agg *agg;
-  fnt_rd raw_hash, raw_agg;      /* ... else raw: 16 bytes, 3 varints */
+  const uint8_t *raw_hash;       /* ... else raw: 16 bytes a function, */
+  fnt_rd raw_agg;                /* and 3 varints */
 } fnt_seg_sums;
 
 /* For readers of a calls segment's aggregates only: the cached segment,
@@ -245,11 +254,14 @@ typedef struct fnt_seg_sums {
 ** *sums when not NULL: a segment opened so keeps no aggs or key_hash. */
 int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out,
                           fnt_seg_sums *sums);
-/* The sums of a segment opened whole (fnt_segment_open_rows()). */
-void fnt_segment_sums(const fnt_segment *seg, fnt_seg_sums *sums);
+/* The sums of a segment opened whole (fnt_segment_open_rows()); none (n
+** 0) for other tables.  @return FNT_OK or a code (message set). */
+int fnt_segment_sums(fnt_store *st, const fnt_segment *seg, fnt_seg_sums *sums);
 /* The next function's key hash (h unset when !hashed) and aggregates.
-** @return 1, or 0 after the last. */
+** @return 1, or 0 after the last (or at bytes that end early: s->bad). */
 int fnt_seg_sums_next(fnt_seg_sums *s, uint64_t h[2], fnt_calls_agg *a);
+/* The key hash of function i (i < s->n, s->hashed), in any order. */
+void fnt_seg_sums_hash(const fnt_seg_sums *s, uint32_t i, uint64_t h[2]);
 /* Loads the function table of a segment that keeps it in a chunk (one
 ** opened lazily); on failure the segment stays as it was, its table
 ** unloaded.  @return FNT_OK or a code (message set). */

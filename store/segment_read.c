@@ -124,9 +124,11 @@ static void skipRowGroups(fnt_rd *r, uint64_t n, uint32_t nchunk){
 }
 
 /* Where parts of a footer lie in the bytes parsed: the row groups'
-** section (their chunk descriptors, read on demand), and the sums of a
-** calls file opened lazily (fnt_seg_sums). */
+** section (their chunk descriptors, read on demand), and a calls file's
+** sums, left where they lie when `raw` (the footer is the file's bytes)
+** or when it is opened lazily (fnt_seg_sums). */
 typedef struct footer_at {
+  int raw;
   const uint8_t *sec;
   size_t secLen;
   const uint8_t *hash, *aggs, *aggs_end;
@@ -135,8 +137,8 @@ typedef struct footer_at {
 /* The calls section of a calls segment's footer (FORMAT.md, "Calls
 ** segments"): the closed row-group count, per-group bounds (nrg of them)
 ** and per-function aggregates, then optional sections.  Opened lazily,
-** the bounds are skipped and the aggregates only checked, their place
-** kept in *at. */
+** the bounds are skipped; the aggregates of a raw footer or a lazy open
+** are only checked, their place kept in *at. */
 static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
                              uint64_t nrg, footer_at *at){
   uint64_t n, i;
@@ -145,14 +147,7 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
   s->nclosed_rg = (uint32_t)n;
   s->crgs = fnt_calloc((size_t)s->nrg+1, sizeof(fnt_calls_rg));
   if( s->crgs==0 ) return FNT_E_NOMEM;
-  if( s->aggs_only ){
-    for(i=0; i<6*nrg && r->ok; i++) skipVarint(r);
-    at->aggs = r->p;
-    for(i=0; i<3*(uint64_t)s->nfuncs && r->ok; i++) skipVarint(r);
-    at->aggs_end = r->p;
-  }else if( (s->aggs = fnt_calloc((size_t)s->nfuncs+1, sizeof(fnt_calls_agg)))==0 ){
-    return FNT_E_NOMEM;
-  }
+  for(i=0; s->aggs_only && i<6*nrg && r->ok; i++) skipVarint(r);
   for(i=0; i<s->nrg && r->ok; i++){
     fnt_calls_rg *g = &s->crgs[i];
     g->depth = (int64_t)fnt_get_varint(r);
@@ -161,6 +156,13 @@ static int parseCallsSection(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
     g->parent_min = fnt_unzigzag(fnt_get_varint(r));
     g->parent_max = fnt_unzigzag(fnt_get_varint(r));
     g->dur_max = fnt_unzigzag(fnt_get_varint(r));
+  }
+  if( s->aggs_only || at->raw ){
+    at->aggs = r->p;
+    for(i=0; i<3*(uint64_t)s->nfuncs && r->ok; i++) skipVarint(r);
+    at->aggs_end = r->p;
+  }else if( (s->aggs = fnt_calloc((size_t)s->nfuncs+1, sizeof(fnt_calls_agg)))==0 ){
+    return FNT_E_NOMEM;
   }
   for(i=0; s->aggs && i<s->nfuncs && r->ok; i++){
     s->aggs[i].calls = (int64_t)fnt_get_varint(r);
@@ -283,7 +285,7 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
     n = fnt_get_varint(r);
     if( !r->ok || n>LEFT/16 ) return FNT_E_CORRUPT;
     if( parseChunk(r, fileDataEnd, &s->funcs_chunk) ) return FNT_E_CORRUPT;
-    if( s->aggs_only ){
+    if( s->aggs_only || at->raw ){
       if( LEFT/16<n ) return FNT_E_CORRUPT;
       at->hash = r->p;
       r->p += 16*n;
@@ -365,6 +367,20 @@ static int segRead(const fnt_segment *s, void *dst, size_t n, uint64_t off){
 static const uint8_t *imageChunk(const fnt_segment *s, const fnt_seg_chunk *c){
   if( s->image==0 || c->offset>s->size || c->stored_len>s->size-c->offset ) return 0;
   return s->image + c->offset;
+}
+
+/* The sums of calls segment s as raw bytes: key hashes at hash (NULL:
+** none), aggregates in [aggs, end). */
+static void sumsRaw(fnt_seg_sums *sums, const fnt_segment *s,
+                    const uint8_t *hash, const uint8_t *aggs, const uint8_t *end){
+  memset(sums, 0, sizeof(*sums));
+  if( s->table!=FNT_TABLE_CALLS || aggs==0 ) return;
+  sums->n = s->nfuncs;
+  sums->hashed = hash!=0;
+  sums->raw_hash = hash;
+  sums->raw_agg.p = aggs;
+  sums->raw_agg.end = end;
+  sums->raw_agg.ok = 1;
 }
 
 /* Reads the segment at path; one opened lazily (aggsOnly) gives its sums
@@ -461,6 +477,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   r.p = footer; r.end = footer+flen; r.ok = 1;
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
   memset(&at, 0, sizeof(at));
+  at.raw = slen==flen;
   rc = parseFooter(s, &r, s->data_end, &at);
   if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
   if( rc==FNT_OK && at.secLen ){
@@ -492,19 +509,15 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
                  rc==FNT_E_FORMAT ? "newer format in" : "malformed");
     goto fail;
   }
+  if( at.aggs && !s->aggs_only ){
+    /* left in the file, read by fnt_segment_sums() */
+    s->aggs_at = s->data_end + (uint64_t)(at.aggs - footer);
+    s->aggs_end = s->data_end + (uint64_t)(at.aggs_end - footer);
+    s->hash_at = at.hash ? s->data_end + (uint64_t)(at.hash - footer) : 0;
+  }
   if( sums ){
     /* Read where they lie: the buffer is kept past footerDone() for them. */
-    memset(sums, 0, sizeof(*sums));
-    if( s->table==FNT_TABLE_CALLS ){
-      sums->n = s->nfuncs;
-      sums->hashed = at.hash!=0;
-      sums->raw_hash.p = at.hash;
-      sums->raw_hash.end = at.hash ? at.hash + 16*(size_t)s->nfuncs : 0;
-      sums->raw_hash.ok = 1;
-      sums->raw_agg.p = at.aggs;
-      sums->raw_agg.end = at.aggs_end;
-      sums->raw_agg.ok = 1;
-    }
+    sumsRaw(sums, s, at.hash, at.aggs, at.aggs_end);
   }else{
     footerDone(st);
   }
@@ -645,36 +658,80 @@ int fnt_segment_open_rows(fnt_store *st, const char *path, fnt_segment **out){
 
 int fnt_segment_open_lazy(fnt_store *st, const char *path, fnt_segment **out,
                           fnt_seg_sums *sums){
+  int rc;
   *out = cacheFind(st, path);
   if( *out==0 ) return segmentLoad(st, path, 1, out, sums);
-  if( sums ) fnt_segment_sums(*out, sums);
+  rc = sums ? fnt_segment_sums(st, *out, sums) : FNT_OK;
+  if( rc ){
+    fnt_segment_release(st, *out);
+    *out = 0;
+  }
+  return rc;
+}
+
+int fnt_segment_sums(fnt_store *st, const fnt_segment *seg, fnt_seg_sums *sums){
+  size_t nh = seg->hash_at ? 16*(size_t)seg->nfuncs : 0;
+  size_t na = (size_t)(seg->aggs_end - seg->aggs_at);
+  fnt_buf *b = &st->footer[0];
+  memset(sums, 0, sizeof(*sums));
+  if( seg->table!=FNT_TABLE_CALLS ) return FNT_OK;
+  if( seg->aggs ){                          /* parsed: a compressed footer */
+    sums->n = seg->nfuncs;
+    sums->hashed = seg->key_hash!=0;
+    sums->hash = seg->key_hash;
+    sums->agg = seg->aggs;
+    return FNT_OK;
+  }
+  if( seg->aggs_at==0 ) return FNT_OK;     /* opened lazily: handed out */
+  if( seg->image ){
+    sumsRaw(sums, seg, nh ? seg->image + seg->hash_at : 0, seg->image + seg->aggs_at,
+            seg->image + seg->aggs_end);
+    return FNT_OK;
+  }
+  /* One buffer for both (the footer's, free while no footer is read). */
+  b->len = 0;
+  if( fnt_buf_reserve(b, nh + na + 1) ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  if( (nh && segRead(seg, b->data, nh, seg->hash_at))
+   || segRead(seg, b->data + nh, na, seg->aggs_at) ){
+    return fnt_err(st, FNT_E_CORRUPT, "%s: cannot read its per-function sums "
+                   "(truncated?)", seg->full_path);
+  }
+  sumsRaw(sums, seg, nh ? b->data : 0, b->data + nh, b->data + nh + na);
   return FNT_OK;
 }
 
-void fnt_segment_sums(const fnt_segment *seg, fnt_seg_sums *sums){
-  memset(sums, 0, sizeof(*sums));
-  if( seg->aggs==0 ) return;             /* not a calls file */
-  sums->n = seg->nfuncs;
-  sums->hashed = seg->key_hash!=0;
-  sums->hash = seg->key_hash;
-  sums->agg = seg->aggs;
+static void rawHash(const uint8_t *p, uint64_t h[2]){
+  fnt_rd r;
+  r.p = p; r.end = p + 16; r.ok = 1;
+  h[0] = fnt_get_u64le(&r);
+  h[1] = fnt_get_u64le(&r);
+}
+
+void fnt_seg_sums_hash(const fnt_seg_sums *s, uint32_t i, uint64_t h[2]){
+  if( s->hash ){
+    h[0] = s->hash[2*(size_t)i];
+    h[1] = s->hash[2*(size_t)i+1];
+  }else{
+    rawHash(s->raw_hash + 16*(size_t)i, h);
+  }
 }
 
 int fnt_seg_sums_next(fnt_seg_sums *s, uint64_t h[2], fnt_calls_agg *a){
   if( s->i>=s->n ) return 0;
   if( s->agg ){
     *a = s->agg[s->i];
-    if( s->hashed ){ h[0] = s->hash[2*s->i]; h[1] = s->hash[2*s->i+1]; }
   }else{
-    /* The footer's parse checked these bytes (parseCallsSection). */
+    /* The footer's parse checked these bytes (parseCallsSection); read
+    ** again from the file (fnt_segment_sums), they may have changed. */
     a->calls = (int64_t)fnt_get_varint(&s->raw_agg);
     a->incl = fnt_unzigzag(fnt_get_varint(&s->raw_agg));
     a->self = fnt_unzigzag(fnt_get_varint(&s->raw_agg));
-    if( s->hashed ){
-      h[0] = fnt_get_u64le(&s->raw_hash);
-      h[1] = fnt_get_u64le(&s->raw_hash);
+    if( !s->raw_agg.ok ){
+      s->bad = 1;
+      return 0;
     }
   }
+  if( s->hashed ) fnt_seg_sums_hash(s, s->i, h);
   s->i++;
   return 1;
 }

@@ -38,9 +38,10 @@ static size_t openAll(fnt_store *st, fnt_snapshot *snap){
 }
 
 /* A calls file's sums read lazily, where its footer lies (in the file's
-** image when small, else in the handle's buffer), equal those parsed when
-** it is opened whole. */
-static void checkSums(const char *dir, const char *path){
+** image when small, else in the handle's buffer), equal those read when
+** it is opened whole: from the file for a raw footer, parsed for a
+** compressed one (`parsed`). */
+static void checkSums(const char *dir, const char *path, int parsed){
   fnt_store *st = 0;
   fnt_segment *seg = 0;
   fnt_seg_sums sums;
@@ -65,7 +66,10 @@ static void checkSums(const char *dir, const char *path){
   CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
   CHECK_RC(st, fnt_segment_open_rows(st, path, &seg), FNT_OK);
   if( seg ){
-    fnt_segment_sums(seg, &sums);
+    /* A raw footer's sums stay in the file, read when asked for. */
+    if( parsed ) CHECK(seg->aggs!=0 && seg->key_hash!=0);
+    else CHECK(seg->aggs==0 && seg->key_hash==0 && seg->aggs_at>0 && seg->hash_at>0);
+    CHECK_RC(st, fnt_segment_sums(st, seg, &sums), FNT_OK);
     CHECK_EQ_INT(sums.hashed, 1);
     CHECK_EQ_INT(sums.n, n);
     for(; i<n && fnt_seg_sums_next(&sums, h, &a); i++){
@@ -83,6 +87,50 @@ static void checkSums(const char *dir, const char *path){
   fnt_close(st);
   free(lazy);
   free(hash);
+}
+
+/* Rewrites segment file `full` with its raw footer zstd-compressed, as
+** writers before raw calls footers left them (FORMAT.md: trailer = stored
+** length, raw length, checksum of the stored bytes, magic).  *orig and
+** *norig: the file as it was, to put back. */
+static void compressFooter(const char *full, uint8_t **orig, size_t *norig){
+  FILE *f = fopen(full, "rb");
+  uint8_t *b = 0, *tr;
+  fnt_buf out = {0};
+  size_t n = 0;
+  uint64_t slen, flen, data;
+  int i;
+  *orig = 0;
+  if( f && fseek(f, 0, SEEK_END)==0 && (n = (size_t)ftell(f))>40 ){
+    b = malloc(n);
+    rewind(f);
+    if( b && fread(b, 1, n, f)!=n ){ free(b); b = 0; }
+  }
+  if( f ) fclose(f);
+  CHECK(b!=0);
+  if( b==0 ) return;
+  tr = b + n - FNT_SEG_TRAILER;
+  for(slen=flen=0, i=7; i>=0; i--){ slen = slen<<8 | tr[i]; flen = flen<<8 | tr[8+i]; }
+  CHECK(slen==flen && slen < n);
+  data = n - FNT_SEG_TRAILER - slen;
+  CHECK(fnt_block_compress(0, b + data, (size_t)slen, &out, 3, 0)==FNT_CODEC_ZSTD);
+  f = fopen(full, "wb");
+  CHECK(f!=0);
+  if( f ){
+    uint64_t sum = fnt_hash(out.data, out.len);
+    uint8_t t[FNT_SEG_TRAILER];
+    memcpy(t, tr, FNT_SEG_TRAILER);
+    for(i=0; i<8; i++){
+      t[i] = (uint8_t)(out.len >> (8*i));
+      t[16+i] = (uint8_t)(sum >> (8*i));
+    }
+    CHECK(fwrite(b, 1, (size_t)data, f)==data && fwrite(out.data, 1, out.len, f)==out.len
+          && fwrite(t, 1, FNT_SEG_TRAILER, f)==FNT_SEG_TRAILER);
+    fclose(f);
+  }
+  fnt_buf_free(&out);
+  *orig = b;
+  *norig = n;
 }
 
 /* The serial of the calls file `path` as the cache gives it now. */
@@ -126,7 +174,7 @@ int main(void){
     }
   }
   CHECK(first!=0);
-  if( first ) checkSums(dir, first);          /* a small file: its image */
+  if( first ) checkSums(dir, first, 0);       /* a small file: its image */
   /* Room for all. */
   fnt_set_segment_cache(st, 1000, FNT_SEGMENT_CACHE_BYTES);
   openAll(st, snap);
@@ -187,7 +235,19 @@ int main(void){
     /* Its footer is stored raw, and row groups' descriptors are parsed
     ** from the file when looked up (not from memory). */
     CHECK(seg && seg->image==0 && seg->desc==0 && seg->desc_at>0);
-    if( seg ) checkSums(dir, e->path);
+    if( seg ){
+      /* Sums from the file, then, the footer compressed, parsed. */
+      uint8_t *orig = 0;
+      size_t norig = 0;
+      FILE *f;
+      checkSums(dir, e->path, 0);
+      compressFooter(seg->full_path, &orig, &norig);
+      checkSums(dir, e->path, 1);
+      f = orig ? fopen(seg->full_path, "wb") : 0;
+      CHECK(f && fwrite(orig, 1, norig, f)==norig);
+      if( f ) fclose(f);
+      free(orig);
+    }
     for(rg=0; seg && rg<seg->nrg; rg++){
       const fnt_seg_chunk *descs = 0;
       CHECK_RC(st, fnt_segment_descs(st, seg, rg, &descs), FNT_OK);
