@@ -137,10 +137,6 @@ typedef struct hash_sums {
   hash_slot *slot;             /* in order of first appearance */
   uint32_t n, cap;
   uint32_t *ix, mask;          /* open addressing: slot index + 1 */
-  /* Per function of the file before, its slot + 1 (0: none): a run's
-  ** files mostly share their function table, and a slot found there
-  ** saves the probe. */
-  uint32_t *map, nmap;
 } hash_sums;
 
 /* The index rebuilt at nIx entries (a power of two, > m->n).
@@ -200,20 +196,9 @@ static hash_slot *hashSlot(hash_sums *m, const uint64_t h[2], uint32_t file,
 static int hashAddSums(hash_sums *m, fnt_seg_sums *sums, uint32_t file){
   fnt_calls_agg a;
   uint64_t h[2];
-  if( sums->n>m->nmap ){
-    uint32_t *b = fnt_realloc(m->map, (size_t)sums->n*sizeof(uint32_t));
-    if( b==0 ) return -1;
-    memset(b + m->nmap, 0, (size_t)(sums->n - m->nmap)*sizeof(uint32_t));
-    m->map = b;
-    m->nmap = sums->n;
-  }
   while( fnt_seg_sums_next(sums, h, &a) ){
-    uint32_t i = sums->i - 1;
-    hash_slot *x = m->map[i] ? &m->slot[m->map[i]-1] : 0;
-    if( x==0 || x->h[0]!=h[0] || x->h[1]!=h[1] ){
-      if( (x = hashSlot(m, h, file, i))==0 ) return -1;
-      m->map[i] = (uint32_t)(x - m->slot) + 1;
-    }
+    hash_slot *x = hashSlot(m, h, file, sums->i - 1);
+    if( x==0 ) return -1;
     x->calls += (uint64_t)a.calls;
     x->incl += (uint64_t)a.incl;
     x->self += (uint64_t)a.self;
@@ -353,7 +338,6 @@ done:
   fnt_segment_release(st, first);
   fnt_free(m.slot);
   fnt_free(m.ix);
-  fnt_free(m.map);
   return rc;
 }
 
