@@ -196,9 +196,9 @@ typedef struct fnt_segment {
   /* Per function the aggregates of its closed calls, and its key hash (2
   ** per function, XXH3-128 of its key; version 4): only heat reads them,
   ** through fnt_segment_sums().  Parsed when the footer was compressed;
-  ** a raw one leaves them in the file, where sums_at gives their places
-  ** (a file of 5,000 functions has 200 KB of them, new memory at every
-  ** first open); a lazy open hands them out once. */
+  ** a raw one leaves them in the file, at hash_at and aggs_at (a file of
+  ** 5,000 functions has 200 KB of them, new memory at every first open);
+  ** a lazy open hands them out once. */
   fnt_calls_agg *aggs;
   uint64_t *key_hash;
   uint64_t hash_at, aggs_at, aggs_end;   /* file offsets; 0: none */

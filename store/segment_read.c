@@ -798,8 +798,6 @@ static int chunkErr(fnt_store *st, const fnt_segment *s, int64_t rg,
                  (unsigned)rg, field, why);
 }
 
-/* Group rg's descriptors parsed from p (its desc_len bytes) into a block
-** kept with the segment.  @return FNT_OK or a code (message set). */
 /* Parses row group rg's chunk descriptors from p (its desc_len bytes)
 ** into s->rg_descs[rg].  @return FNT_OK, FNT_E_NOMEM or FNT_E_CORRUPT,
 ** no message set (descsErr() says it). */
