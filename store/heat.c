@@ -116,7 +116,7 @@ static int sumsAddFile(fnt_store *st, fnt_run_sums *s, const fnt_entry *e){
     s->incl[k] += (uint64_t)a.incl;
     s->self[k] += (uint64_t)a.self;
   }
-  if( rc==FNT_OK && (sums.bad || sums.n!=seg->nfuncs) ) rc = sumsBad(st, seg);
+  if( rc==FNT_OK && sums.bad ) rc = sumsBad(st, seg);
   goto done;
 nomem:
   rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
@@ -277,7 +277,7 @@ static int sumsByHash(fnt_store *st, fnt_run_sums *s, const fnt_run_calls *files
     if( rc==FNT_OK && ((f==0 && hashReserve(&m, sums.n)) || hashAddSums(&m, &sums, f)) ){
       rc = fnt_err(st, FNT_E_NOMEM, "out of memory");
     }
-    if( rc==FNT_OK && (sums.bad || sums.n!=seg->nfuncs) ) rc = sumsBad(st, seg);
+    if( rc==FNT_OK && sums.bad ) rc = sumsBad(st, seg);
     if( rc==FNT_OK && tail ) rc = hashOpenRows(st, &m, seg, &sums, f);
     /* Only now: the sums may lie in the buffer the table is read through. */
     if( rc==FNT_OK && f==0 && !seg->funcs_loaded ) rc = fnt_segment_load_funcs(st, seg);
