@@ -115,11 +115,19 @@ static int growKeys(fnt_fntab *t, uint32_t cap){
   return FNT_OK;
 }
 
+/* The capacity to grow cap to for `want`: at least double, so that many
+** small reservations (a run's files each naming a few new keys) do not
+** copy the arrays each time. */
+static uint32_t grownCap(uint32_t cap, uint64_t want){
+  uint64_t c = (uint64_t)cap*2 > want ? (uint64_t)cap*2 : want;
+  return c > UINT32_MAX/4 ? (uint32_t)want : (uint32_t)c;
+}
+
 int fnt_fntab_reserve(fnt_fntab *t, uint32_t n){
   uint64_t want = (uint64_t)t->nfn + n, wantKeys = (uint64_t)t->nkey + n;
   if( want > UINT32_MAX/4 ) return FNT_E_NOMEM;
-  if( (want>t->capfn && growFns(t, (uint32_t)want))
-   || (wantKeys>t->capkey && growKeys(t, (uint32_t)wantKeys)) ){
+  if( (want>t->capfn && growFns(t, grownCap(t->capfn, want)))
+   || (wantKeys>t->capkey && growKeys(t, grownCap(t->capkey, wantKeys))) ){
     return FNT_E_NOMEM;
   }
   if( (t->fnslot==0 || want*2 > (uint64_t)t->fnmask+1)
