@@ -106,8 +106,8 @@ int fnt_replay_resume(fnt_replay *r, const fnt_callrec *open_row,
 int fnt_replay_open_calls(fnt_replay *r, fnt_callvec *out);
 
 /* ---- segment_write.c: a calls segment.  closed[] and open[] are
-** sorted here; the function ids index `tab`.  two_threads: compress the
-** column chunks on two threads (the same bytes). */
+** sorted here; the function ids index `tab`.  two_threads: encode the
+** row groups in two parts on two threads (the same bytes). */
 typedef struct fnt_calls_bounds {
   int64_t t_min, t_max;    /* smallest start, largest end of every row */
   int64_t call_min, call_max;
@@ -139,6 +139,8 @@ int fnt_lod_writer_init(fnt_lod_writer *w, uint32_t nthreads); /* 0 or NOMEM */
 void fnt_lod_writer_clear(fnt_lod_writer *w);
 /* Appends the part of the next row group, of m >= 1 rows. */
 void fnt_lod_write_group(fnt_lod_writer *w, const fnt_lod_rows *g, size_t m);
+/* Appends the groups of `next` (a writer of the same layout) after w's. */
+void fnt_lod_writer_append(fnt_lod_writer *w, const fnt_lod_writer *next);
 /* The chunk's raw bytes into raw (raw->failed when out of memory). */
 void fnt_lod_finish(fnt_lod_writer *w, fnt_buf *raw);
 

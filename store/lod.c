@@ -135,6 +135,13 @@ void fnt_lod_write_group(fnt_lod_writer *w, const fnt_lod_rows *g, size_t m){
   w->ngroups++;
 }
 
+void fnt_lod_writer_append(fnt_lod_writer *w, const fnt_lod_writer *next){
+  fnt_buf_append(&w->lens, next->lens.data, next->lens.len);
+  fnt_buf_append(&w->parts, next->parts.data, next->parts.len);
+  if( next->lens.failed || next->parts.failed ) w->parts.failed = 1;
+  w->ngroups += next->ngroups;
+}
+
 void fnt_lod_finish(fnt_lod_writer *w, fnt_buf *raw){
   raw->len = 0;
   fnt_put_varint(raw, FNT_LOD_ROWS);

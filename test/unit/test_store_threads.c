@@ -5,8 +5,9 @@
 ** derives the calls (store/worker.c).  The same chunks filed into two
 ** warehouses, one opened with FNT_OPEN_NO_THREADS, must give byte for byte
 ** the same segment files (events, run rows, calls), chunks in order and
-** out of order alike, calls files of one batch of column chunks and of
-** several (segment_write.c compresses them on two threads).  An allocator that notes the thread of every
+** out of order alike, calls files small enough for one thread and large
+** enough that segment_write.c encodes their row groups in two parts on two
+** threads.  An allocator that notes the thread of every
 ** allocation shows that the default handle does allocate on another
 ** thread, and that FNT_OPEN_NO_THREADS and FNT_THREADS=0 never do.
 */
@@ -89,8 +90,7 @@ static void fileChunks(const char *dir, int flags, const int64_t *order, int n){
     CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
     t_chunk_free(&t);
   }
-  /* A second run, its chunks in order, each with more than the 1 MiB of
-  ** raw calls columns that segment_write.c compresses in one batch. */
+  /* A second run, its chunks in order, each of many row groups. */
   t_file_run(st, "acme/widget", "r2", 2, 200000, 3, 40);
   fnt_close(st);
 }
