@@ -85,37 +85,47 @@ static int checkFiled(fnt_store *st, const fnt_snapshot *s, fnt_commit *q){
   return 0;
 }
 
-static int ioErr(fnt_store *st, const char *what, const char *path){
+/* An I/O error's code and message "WHAT PATH: reason" into err[nerr]. */
+static int ioErrTo(char *err, size_t nerr, const char *what, const char *path){
   int code = errno==ENOMEM ? FNT_E_NOMEM : FNT_E_IO;
-  return fnt_err(st, code, "%s %s: %s", what, path, strerror(errno));
+  snprintf(err, nerr, "%s %s: %s", what, path, strerror(errno));
+  return code;
 }
+
+/* Room for an error message made off the handle. */
+#define FNT_ERR_LEN 1024
 
 /* Writes `bytes` to a fresh file named DIR/<random>SUFFIX, durably: the
 ** file is fsynced, and its folder too unless the name is a temporary one
 ** (tmp/ names are linked elsewhere, and only the link must last).  *rel
-** gets the relative path. */
-static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
-                        const fnt_buf *bytes, char **rel){
+** gets the relative path.  Touches nothing of `st` but its folder's name,
+** so a worker thread may call it; an error's message goes to err[nerr]. */
+static int writeFileAt(const fnt_store *st, const char *dir, const char *suffix,
+                       const fnt_buf *bytes, char **rel, char *err, size_t nerr){
   int syncDir = strcmp(dir, FNT_DIR_TMP)!=0;
   char name[33], *full = 0, *fullDir = 0;
   size_t n = strlen(dir) + 40 + strlen(suffix);
   int rc = FNT_OK, made;
   *rel = fnt_malloc(n);
-  if( *rel==0 ) return fnt_err(st, FNT_E_NOMEM, "out of memory");
+  if( *rel==0 ){ snprintf(err, nerr, "out of memory"); return FNT_E_NOMEM; }
   fnt_random_name(name);
   snprintf(*rel, n, "%s/%s%s", dir, name, suffix);
   full = fnt_path_join(st, *rel);
   fullDir = fnt_path_join(st, dir);
-  if( full==0 || fullDir==0 ){ rc = fnt_err(st, FNT_E_NOMEM, "out of memory"); goto done; }
+  if( full==0 || fullDir==0 ){
+    snprintf(err, nerr, "out of memory");
+    rc = FNT_E_NOMEM;
+    goto done;
+  }
   made = fnt_io_mkdirs(fullDir);
-  if( made<0 ){ rc = ioErr(st, "cannot create", fullDir); goto done; }
+  if( made<0 ){ rc = ioErrTo(err, nerr, "cannot create", fullDir); goto done; }
   if( fnt_io_write_file(full, bytes->data, bytes->len, 1) ){
-    rc = ioErr(st, "cannot write", full);
+    rc = ioErrTo(err, nerr, "cannot write", full);
     fnt_io_unlink(full);
     goto done;
   }
   if( syncDir && fnt_io_fsync_dir(fullDir) ){
-    rc = ioErr(st, "cannot fsync", fullDir);
+    rc = ioErrTo(err, nerr, "cannot fsync", fullDir);
     goto done;
   }
   /* A partition folder is a name in its parent, which must be durable
@@ -128,7 +138,7 @@ static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
     if( slash==0 ) break;
     *slash = 0;
     if( fnt_io_fsync_dir(fullDir) ){
-      rc = ioErr(st, "cannot fsync", fullDir);
+      rc = ioErrTo(err, nerr, "cannot fsync", fullDir);
       goto done;
     }
   }
@@ -139,6 +149,27 @@ done:
     fnt_free(*rel);
     *rel = 0;
   }
+  return rc;
+}
+
+/* The same, the error reported on the handle. */
+static int ioErr(fnt_store *st, const char *what, const char *path){
+  char err[FNT_ERR_LEN];
+  int rc = ioErrTo(err, sizeof(err), what, path);
+  return fnt_err(st, rc, "%s", err);
+}
+
+static int writeNewFile(fnt_store *st, const char *dir, const char *suffix,
+                        const fnt_buf *bytes, char **rel){
+  char err[FNT_ERR_LEN];
+  int rc = writeFileAt(st, dir, suffix, bytes, rel, err, sizeof(err));
+  return rc ? fnt_err(st, rc, "%s", err) : FNT_OK;
+}
+
+/* A segment file of q written, its entry's path and size set. */
+static int writePending(const fnt_store *st, fnt_pending *f, char *err, size_t nerr){
+  int rc = writeFileAt(st, f->part_dir, ".fnseg", &f->bytes, &f->entry.path, err, nerr);
+  if( rc==FNT_OK ) f->entry.file_size = f->bytes.len;
   return rc;
 }
 
@@ -321,13 +352,16 @@ done:
 }
 
 /* Writes files[from..n_files) and sets their entries. */
+/* Writes files[from..] not written yet (a filing's worker writes its own). */
 static int writeFiles(fnt_store *st, fnt_commit *q, size_t from, fnt_entry *entries){
   size_t i;
   for(i=from; i<q->n_files; i++){
     fnt_pending *f = &q->files[i];
-    int rc = writeNewFile(st, f->part_dir, ".fnseg", &f->bytes, &f->entry.path);
-    if( rc ) return rc;
-    f->entry.file_size = f->bytes.len;
+    if( f->entry.path==0 ){
+      char err[FNT_ERR_LEN];
+      int rc = writePending(st, f, err, sizeof(err));
+      if( rc ) return fnt_err(st, rc, "%s", err);
+    }
     entries[i] = f->entry;
   }
   return FNT_OK;
@@ -415,6 +449,7 @@ int fnt_commit_run(fnt_store *st, fnt_commit *q){
     ** we know the id (publish() writes it, and removes it if we lose). */
     for(i=0; i<q->n_files; i++) entries[i].snapshot_id = s->cat.id + 1;
     rc = publish(st, s, q, &ours, &published);
+    if( published ) q->published = 1;
     fnt_snapshot_release(s);
     s = 0;
     if( rc==1 ) break;
@@ -545,12 +580,16 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
   return FNT_OK;
 }
 
-/* The chunk's own files, its events segment and its run row, made on a
-** worker thread (worker.c) while the commit derives the calls: the job
-** reads the chunk and writes its own pending files and buffers, nothing
-** the commit touches before q->ready.  Errors wait in `err` for the
-** caller's thread (the handle's message is not the worker's to set). */
+/* The chunk's own files, its events segment and its run row, made and
+** written on a worker thread (worker.c) while the commit derives the
+** calls: the job reads the chunk and writes its own pending files and
+** buffers, nothing the commit touches before q->ready.  Writing them there
+** takes their writes and fsyncs (a tenth of filing) off the commit's
+** path; a commit that does not publish them removes them.  Errors wait in
+** `err` for the caller's thread (the handle's message is not the
+** worker's to set). */
 typedef struct chunk_job {
+  const fnt_store *st;          /* its folder only */
   const fnt_chunk *c;
   const fnt_event *ev;          /* in seq_no order */
   size_t n;
@@ -558,7 +597,7 @@ typedef struct chunk_job {
   fnt_function *fns;
   uint32_t *remap;
   uint64_t *threadDict;
-  char err[160];
+  char err[FNT_ERR_LEN];
   fnt_worker w;
 } chunk_job;
 
@@ -662,7 +701,12 @@ static int makeChunkFiles(void *arg){
   f->entry.repo = (char*)c->repo;
   f->entry.chunk = c->chunk;
   if( f->part_dir==0 ) return jobErr(j, FNT_E_NOMEM, "out of memory");
-  return FNT_OK;
+
+  if( j->events ){
+    rc = writePending(j->st, j->events, j->err, sizeof(j->err));
+    if( rc ) return rc;
+  }
+  return writePending(j->st, j->runRow, j->err, sizeof(j->err));
 }
 
 /* The job's outcome, on the caller's thread: FNT_OK or its error. */
@@ -724,6 +768,7 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
 
   /* The events segment and the run row: on the worker while the commit
   ** derives the calls, or here and now for a chunk without events. */
+  job.st = st;
   job.c = c;
   job.ev = ev;
   job.n = n;
@@ -754,6 +799,12 @@ int fnt_file_chunk(fnt_store *st, const fnt_chunk *c){
   if( rc==0 && q.ready ) rc = jobDone(st, &job);
 done:
   fnt_worker_join(&job.w);    /* a commit that stopped before q->ready */
+  /* The job's files, when no snapshot took them (already filed, or an
+  ** error before or after they were written). */
+  if( !q.published ){
+    if( job.events ) removeFile(st, job.events->entry.path);
+    if( job.runRow ) removeFile(st, job.runRow->entry.path);
+  }
   for(i=0; i<q.n_removed; i++) fnt_free(q.removed[i]);
   fnt_free(q.removed);
   fnt_commit_clear(&q);

@@ -41,9 +41,14 @@ typedef struct fnt_commit {
   uint64_t (*fingerprint)(const fnt_snapshot *s, const struct fnt_commit *q);
   size_t n_fixed;            /* files[0..n_fixed) are not derived */
   /* When set: called once the derivation is made, before any file is
-  ** written; waits for fixed files whose bytes a worker thread encodes
-  ** (filing's events).  FNT_OK or a negative code (reported). */
+  ** written; waits for fixed files that a worker thread encodes and
+  ** writes (filing's events; those with entry.path set are not written
+  ** again).  FNT_OK or a negative code (reported). */
   int (*ready)(fnt_store *st, struct fnt_commit *q);
+  /* Out: 1 once a snapshot holding the files is visible (even when the
+  ** commit then fails): files written before the commit took them are
+  ** the caller's to remove unless it is set. */
+  int published;
 } fnt_commit;
 
 /* Frees the derived files (bytes, paths; removing those written) and the

@@ -14,6 +14,7 @@
 ** checks too in the ASan build), and afterwards the warehouse reads exactly
 ** as a fault-free reference.
 */
+#include <dirent.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -182,6 +183,24 @@ static uint64_t snapshotId(const char *dir){
   return id;
 }
 
+/* The files under `path` (a warehouse's data/: its segment files). */
+static long countFiles(const char *path){
+  DIR *d = opendir(path);
+  struct dirent *e;
+  long n = 0;
+  if( d==0 ) return 0;
+  while( (e = readdir(d))!=0 ){
+    char sub[4096];
+    DIR *x;
+    if( e->d_name[0]=='.' ) continue;
+    snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+    if( (x = opendir(sub))!=0 ){ closedir(x); n += countFiles(sub); }
+    else n++;
+  }
+  closedir(d);
+  return n;
+}
+
 /* One filing: 0 a chunk, 1 a profile. */
 typedef struct filing {
   int isProfile;
@@ -194,6 +213,10 @@ typedef struct filing {
 static long fileUnderFaults(const char *dir, const filing *f, const char *what){
   long n, survived = 0;
   uint64_t before = snapshotId(dir);
+  char data[4096];
+  long filesBefore;
+  snprintf(data, sizeof(data), "%s/data", dir);
+  filesBefore = countFiles(data);
   for(n=1; ; n++){
     fnt_store *st = 0;
     int rc;
@@ -231,9 +254,17 @@ static long fileUnderFaults(const char *dir, const filing *f, const char *what){
       survived++;
       break;
     }
-    /* Nothing half-filed: the warehouse is at the snapshot it was. */
+    /* Nothing half-filed: the warehouse is at the snapshot it was, and
+    ** no segment file written for it (some are, on the worker, before
+    ** the commit) is left behind. */
     if( snapshotId(dir)!=before ){
       fprintf(stderr, "%s: allocation %ld failed, yet the snapshot moved\n", what, n);
+      t_failures++;
+      break;
+    }
+    if( countFiles(data)!=filesBefore ){
+      fprintf(stderr, "%s: allocation %ld failed: %ld segment file(s) left, %ld before\n",
+              what, n, countFiles(data), filesBefore);
       t_failures++;
       break;
     }
