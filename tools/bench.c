@@ -861,7 +861,12 @@ static const char *const sqlHeat[NSYS] = {
 ** of the same calls.  The plain table is built by reading fntrace's calls
 ** once (buildPlainCalls), so it costs no replay and is not timed as filing.
 */
-static int nCallWindows(const bench *b){ return b->o.windows/10 > 0 ? b->o.windows/10 : 1; }
+/* A tenth of the event windows, at least 10 of them (2 at --windows 20
+** made a p50 of two cold file opens), at most all of them. */
+static int nCallWindows(const bench *b){
+  int n = b->o.windows/10 > 10 ? b->o.windows/10 : 10;
+  return n < b->o.windows ? n : (b->o.windows > 0 ? b->o.windows : 1);
+}
 /* Stacks are cheap (a few row groups each): enough of them that p99 is
 ** not the slowest of a handful (it was windows/5: 4 at --windows 20). */
 #define BENCH_STACKS 1000
