@@ -585,7 +585,7 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
 ** calls: the job reads the chunk and writes its own pending files and
 ** buffers, nothing the commit touches before q->ready.  Writing them there
 ** takes their writes and fsyncs (a tenth of filing) off the commit's
-** path; a commit that does not publish them removes them.  Errors wait in
+** path; fnt_file_chunk removes them when its commit does not publish them.  Errors wait in
 ** `err` for the caller's thread (the handle's message is not the
 ** worker's to set). */
 typedef struct chunk_job {

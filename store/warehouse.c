@@ -98,7 +98,7 @@ const char *fnt_entry_partition(int table, const char *run_id, const char *repo)
 
 void fnt_random_name(char out[33]){
   static const char hex[] = "0123456789abcdef";
-  static uint64_t counter;
+  static _Atomic uint64_t counter;   /* filing names files on two threads */
   uint8_t r[16];
   int i;
   if( getrandom(r, sizeof(r), 0)!=(ssize_t)sizeof(r) ){
