@@ -5,7 +5,7 @@
 ** run's calls (two of their columns matter) once; memory is one duration
 ** per call of the run, in one block: the run's heat (its files' stored
 ** sums, a few ms) tells each key's count, so each key's durations get
-** their slice of it at its first call.  Grown per key, the arrays were a
+** their slice of it before the calls are read.  Grown per key, the arrays were a
 ** third of the time (copies, and the pages each copy touched).
 */
 #include <stdlib.h>
@@ -152,74 +152,51 @@ typedef struct acc_ctx {
   fnt_fntab *tab;
   key_acc *acc;
   uint32_t nacc;
-  /* The keys' counts (of the run's heat) and the block they are sliced
-  ** from; without them (a run of format 1) each key's array grows. */
-  const fnt_heat_row *count;
-  uint32_t *slot;               /* heat row + 1 by key hash; mask+1 of them */
-  size_t mask;
-  int64_t *pool;
-  size_t pool_n, pool_used;
+  int64_t *pool;                /* the keys' slices (slicePool) */
 } acc_ctx;
 
-static size_t keySlot(const char *key, size_t mask){
-  return (size_t)fnt_hash(key, strlen(key)) & mask;
-}
-
-/* The heat's rows indexed by key.  @return FNT_OK or FNT_E_NOMEM. */
-static int countIndex(acc_ctx *x, const fnt_heat_row *r, size_t n){
-  size_t cap = 16, i, j, total = 0;
-  while( cap<2*n ) cap *= 2;
-  x->slot = fnt_calloc(cap, sizeof(uint32_t));
-  if( x->slot==0 ) return FNT_E_NOMEM;
-  x->mask = cap-1;
-  for(i=0; i<n; i++){
-    for(j=keySlot(r[i].key, x->mask); x->slot[j]; j=(j+1)&x->mask){}
-    x->slot[j] = (uint32_t)i+1;
-    total += r[i].calls>0 ? (size_t)r[i].calls : 0;
-  }
-  x->count = r;
-  x->pool = fnt_malloc((total ? total : 1)*sizeof(int64_t));
-  if( x->pool==0 ) return FNT_E_NOMEM;
-  x->pool_n = total;
-  return FNT_OK;
-}
-
-/* Key k's slice of the pool, sized by its count; 0 when it has none. */
-static int takeSlice(acc_ctx *x, uint32_t k, key_acc *a){
-  const char *key = x->tab->keys[k];
-  size_t j;
-  if( x->count==0 ) return 0;
-  for(j=keySlot(key, x->mask); x->slot[j]; j=(j+1)&x->mask){
-    const fnt_heat_row *r = &x->count[x->slot[j]-1];
-    if( strcmp(r->key, key)==0 ){
-      size_t c = r->calls>0 ? (size_t)r->calls : 0;
-      if( c==0 || x->pool_n - x->pool_used < c ) return 0;
-      a->dur = x->pool + x->pool_used;
-      a->cap = c;
-      x->pool_used += c;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-/* Adds one call of function fn (an id of x->tab). */
-static int accAdd(acc_ctx *x, uint32_t fn, int64_t call_id, int64_t dur,
-                  int64_t self, int outermost){
-  uint32_t k = x->tab->key[fn];
-  key_acc *a;
+/* Key k's sums, grown (zeroed) to hold it; NULL when out of memory. */
+static key_acc *accOf(acc_ctx *x, uint32_t k){
   if( k>=x->nacc ){
     uint32_t nNew = x->nacc ? x->nacc*2 : 64;
     key_acc *n2;
     while( nNew<=k ) nNew *= 2;
     n2 = fnt_realloc(x->acc, (size_t)nNew*sizeof(key_acc));
-    if( n2==0 ) return FNT_E_NOMEM;
+    if( n2==0 ) return 0;
     memset(n2+x->nacc, 0, (size_t)(nNew-x->nacc)*sizeof(key_acc));
     x->acc = n2;
     x->nacc = nNew;
   }
-  a = &x->acc[k];
-  if( a->n==a->cap && !(a->cap==0 && takeSlice(x, k, a)) ){
+  return &x->acc[k];
+}
+
+/* Gives each key of the run's heat its slice of one block, as many
+** durations as it has calls.  @return FNT_OK or FNT_E_NOMEM. */
+static int slicePool(acc_ctx *x, const fnt_heat_row *r, size_t n){
+  size_t i, total = 0, at = 0;
+  for(i=0; i<n; i++) total += r[i].calls>0 ? (size_t)r[i].calls : 0;
+  x->pool = fnt_malloc((total ? total : 1)*sizeof(int64_t));
+  if( x->pool==0 ) return FNT_E_NOMEM;
+  for(i=0; i<n; i++){
+    uint32_t k;
+    key_acc *a;
+    if( r[i].calls<=0 ) continue;
+    if( fnt_fntab_intern_key(x->tab, r[i].key, &k) || (a = accOf(x, k))==0 ){
+      return FNT_E_NOMEM;
+    }
+    a->dur = x->pool + at;
+    a->cap = (size_t)r[i].calls;
+    at += a->cap;
+  }
+  return FNT_OK;
+}
+
+/* Adds one call of function fn (an id of x->tab). */
+static int accAdd(acc_ctx *x, uint32_t fn, int64_t call_id, int64_t dur,
+                  int64_t self, int outermost){
+  key_acc *a = accOf(x, x->tab->key[fn]);
+  if( a==0 ) return FNT_E_NOMEM;
+  if( a->n==a->cap ){
     /* A key the counts did not foresee (or none): an array of its own. */
     size_t nNew = a->cap ? a->cap*2 : 16;
     int64_t *d = a->own ? fnt_realloc(a->dur, nNew*sizeof(int64_t))
@@ -273,7 +250,7 @@ static int accRun(fnt_snapshot *snap, const char *run_id, acc_ctx *x){
     fnt_calls_visit v;
     fnt_heat *h = 0;
     rc = fnt_heat_compute(snap, run_id, &h);
-    if( rc==FNT_OK ) rc = countIndex(x, fnt_heat_rows(h), fnt_heat_count(h));
+    if( rc==FNT_OK ) rc = slicePool(x, fnt_heat_rows(h), fnt_heat_count(h));
     if( rc ){
       fnt_heat_free(h);
       fnt_run_calls_clear(&files);
@@ -287,7 +264,6 @@ static int accRun(fnt_snapshot *snap, const char *run_id, acc_ctx *x){
     v.rows = accRows;
     v.ctx = x;
     rc = fnt_run_calls_visit(snap->st, &files, &v);
-    x->count = 0;
     fnt_heat_free(h);
   }else{
     rc = fnt_run_calls_each(snap, run_id, cols, x->tab, accCall, x);
@@ -343,7 +319,6 @@ done:
   for(k=0; k<x.nacc; k++) if( x.acc[k].own ) fnt_free(x.acc[k].dur);
   fnt_free(x.acc);
   fnt_free(x.pool);
-  fnt_free(x.slot);
   fnt_free(scratch);
   if( rc ){ fnt_account_free(a); return rc; }
   *out = a;

@@ -33,6 +33,10 @@ int fnt_fntab_intern(fnt_fntab *t, const char *symbol, const char *stable_id,
 ** long as the table. */
 int fnt_fntab_intern_borrowed(fnt_fntab *t, const char *symbol,
                               const char *stable_id, uint32_t *id);
+/* The id of key text `key` (a function's key), added when new: a key
+** may be named before any function of it is.  @return FNT_OK or
+** FNT_E_NOMEM. */
+int fnt_fntab_intern_key(fnt_fntab *t, const char *key, uint32_t *id);
 /* Room for n more functions (and keys) without growing.  @return FNT_OK
 ** or FNT_E_NOMEM. */
 int fnt_fntab_reserve(fnt_fntab *t, uint32_t n);

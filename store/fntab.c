@@ -227,3 +227,7 @@ int fnt_fntab_intern_borrowed(fnt_fntab *t, const char *symbol, const char *sid,
                               uint32_t *id){
   return intern(t, symbol, sid, 1, id);
 }
+
+int fnt_fntab_intern_key(fnt_fntab *t, const char *key, uint32_t *id){
+  return internKey(t, key, strlen(key), 0, id);
+}
