@@ -864,8 +864,10 @@ static const char *const sqlHeat[NSYS] = {
 /* A tenth of the event windows, at least 10 of them (2 at --windows 20
 ** made a p50 of two cold file opens), at most all of them. */
 static int nCallWindows(const bench *b){
-  int n = b->o.windows/10 > 10 ? b->o.windows/10 : 10;
-  return n < b->o.windows ? n : (b->o.windows > 0 ? b->o.windows : 1);
+  int n = b->o.windows/10;
+  if( n<10 ) n = 10;
+  if( n>b->o.windows ) n = b->o.windows;
+  return n>0 ? n : 1;
 }
 /* Stacks are cheap (a few row groups each): enough of them that p99 is
 ** not the slowest of a handful (it was windows/5: 4 at --windows 20). */
