@@ -466,30 +466,19 @@ static int numberByFirstCall(fn_numbering *fns, const int64_t *firstCall){
   return FNT_OK;
 }
 
-/* A calls file's functions and figures, from its rows in the replay's
-** order. */
-typedef struct calls_sums {
-  const fnt_callvec *closed, *open;
-  const fnt_fntab *tab;
-  fn_numbering *fns;            /* numbered by their first calls */
-  fnt_calls_agg *agg;           /* by fntab id: the closed calls' */
-  fnt_calls_bounds *bounds;
-} calls_sums;
-
-/* One pass over the rows. */
-static int sumCalls(void *arg){
-  calls_sums *x = arg;
-  const fnt_callvec *closed = x->closed, *open = x->open;
-  const fnt_fntab *tab = x->tab;
-  fn_numbering *fns = x->fns;
-  fnt_calls_bounds *bounds = x->bounds;
+/* One pass over a calls file's rows in the replay's order: the functions
+** they use (numbered by their first calls), each one's aggregates of its
+** closed calls (*aggOut, by fntab id) and the file's bounds. */
+static int sumCalls(const fnt_callvec *closed, const fnt_callvec *open,
+                    const fnt_fntab *tab, fn_numbering *fns,
+                    fnt_calls_agg **aggOut, fnt_calls_bounds *bounds){
   fnt_calls_agg *agg;
   int64_t *firstCall;
   size_t k, nall = closed->n + open->n;
   int rc;
   fns->idx = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
   fns->used = fnt_malloc(((size_t)tab->nfn+1)*sizeof(uint32_t));
-  agg = x->agg = fnt_calloc((size_t)tab->nfn+1, sizeof(fnt_calls_agg));
+  agg = *aggOut = fnt_calloc((size_t)tab->nfn+1, sizeof(fnt_calls_agg));
   firstCall = fnt_malloc(((size_t)tab->nfn+1)*sizeof(int64_t));
   if( fns->idx==0 || fns->used==0 || agg==0 || firstCall==0 ){
     fnt_free(firstCall);
@@ -740,14 +729,12 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
   fn_numbering fns = {0, 0, 0};
   uint32_t *ordClosed = 0, *ordOpen = 0;
   fnt_calls_agg *agg = 0;
-  calls_sums sums;
   size_t nall = closed->n + open->n;
   seg_file sf = segFile(out);
   int rc = FNT_E_NOMEM, rc0, rc1;
 
   memset(part, 0, sizeof(part));
   memset(&w, 0, sizeof(w));
-  memset(&sums, 0, sizeof(sums));
   sf.min_saving = SEG_CALLS_SAVING;
   bounds->t_min = INT64_MAX; bounds->t_max = INT64_MIN;
   bounds->call_min = INT64_MAX; bounds->call_max = INT64_MIN;
@@ -758,12 +745,9 @@ int fnt_segment_write_calls(const char *repo, const char *commit,
                        &threads, &nthreads) ) goto done;
 
   /* The rows' functions and sums; their order (calls_order.c).  (The sums
-  ** on a worker beside the ordering were slower: the events segment's
-  ** worker still has the second core then.) */
-  sums.closed = closed; sums.open = open; sums.tab = tab;
-  sums.fns = &fns; sums.bounds = bounds;
-  if( sumCalls(&sums) ) goto done;
-  agg = sums.agg;
+  ** on a worker beside the ordering were slower: the two passes over the
+  ** rows at once.) */
+  if( sumCalls(closed, open, tab, &fns, &agg, bounds) ) goto done;
   if( fnt_calls_order(closed, threads, nthreads, &ordClosed) ) goto done;
   if( fnt_calls_order(open, threads, nthreads, &ordOpen) ) goto done;
 
@@ -895,6 +879,6 @@ done:
   fnt_free(fns.used);
   fnt_free(ordClosed);
   fnt_free(ordOpen);
-  fnt_free(sums.agg);
+  fnt_free(agg);
   return rc;
 }
