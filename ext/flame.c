@@ -97,7 +97,9 @@ static int flameCompute(fnt_snapshot *s, const char *const *az, void **pp,
 static void flameFree(void *p){ fnt_flame_free(p); }
 
 static void flameColumn(const void *p, size_t i, int c, sqlite3_context *ctx){
-  const fnt_flame_row *r = &fnt_flame_rows(p)[i];
+  /* Rows are asked for in order (streamed flames make each on demand). */
+  const fnt_flame_row *r = fnt_flame_row_at((fnt_flame*)p, i);
+  if( r==0 ) return;
   switch( c ){
     case 0: sqlite3_result_text(ctx, r->stack, -1, SQLITE_TRANSIENT); break;
     case 1: sqlite3_result_int64(ctx, r->self_ns); break;
@@ -148,7 +150,7 @@ static void foldedFunc(sqlite3_context *ctx, int argc, sqlite3_value **argv){
   fntConnUnpin(p, pSnap);
   pOut = sqlite3_str_new(sqlite3_context_db_handle(ctx));
   for(i=0; (size_t)i<fnt_flame_count(f); i++){
-    const fnt_flame_row *r = &fnt_flame_rows(f)[i];
+    const fnt_flame_row *r = fnt_flame_row_at(f, (size_t)i);
     sqlite3_str_appendf(pOut, "%s %lld\n", r->stack, (long long)r->self_ns);
   }
   fnt_flame_free(f);

@@ -45,9 +45,24 @@ typedef struct flame_call {
 
 
 struct fnt_flame {
-  fnt_flame_row *rows;
+  fnt_flame_row *rows;    /* every row (a streamed flame's: once asked for) */
   size_t n;
   char *text;             /* the stacks' bytes, rows point into it */
+  /* A streamed flame (flameStream) makes one row at a time from its
+  ** stack nodes, in their order, into `path`. */
+  fnt_stacktab nodes;
+  char **sym;             /* the symbols, by id */
+  size_t *sym_len;
+  uint32_t nsym;
+  uint32_t *order;        /* row i: node order[i] */
+  uint32_t *depth;        /* per node */
+  uint32_t *path_node;    /* per depth: the nodes of the stack in `path` */
+  size_t *path_len;       /* per depth: its text's length up to that node */
+  uint32_t path_depth;    /* the depth of that stack + 1; 0: none */
+  uint32_t *chain;        /* a row's nodes not on the path, leaf first */
+  char *path;
+  size_t text_bytes;      /* the rows' texts with their NULs */
+  fnt_flame_row row;
 };
 
 /* The arrays a flame grows with the calls it reads and their stack nodes:
@@ -158,12 +173,81 @@ static void *buildTmp(flame_build *b, int which, size_t n, size_t size){
 }
 
 size_t fnt_flame_count(const fnt_flame *f){ return f ? f->n : 0; }
-const fnt_flame_row *fnt_flame_rows(const fnt_flame *f){ return f ? f->rows : 0; }
+
+/* Row i of a streamed flame, its text made in f->path: from the deepest
+** of its nodes on the stack made last (rows come depth first, so most
+** share all but their last symbol with the row before). */
+static const fnt_flame_row *streamRow(fnt_flame *f, size_t i){
+  const fnt_calls_stack *node = f->nodes.node;
+  uint32_t k = f->order[i], j = k+1, m = 0;
+  int64_t d = (int64_t)f->depth[k];
+  size_t len;
+  while( j && !(d<(int64_t)f->path_depth && f->path_node[d]==j-1) ){
+    f->chain[m++] = j-1;
+    j = node[j-1].parent;
+    d--;
+  }
+  len = d>=0 ? f->path_len[d] : 0;
+  while( m-- ){
+    uint32_t c = f->chain[m];
+    size_t n = f->sym_len[node[c].fn];
+    if( len ) f->path[len++] = ';';
+    memcpy(f->path + len, f->sym[node[c].fn], n);
+    len += n;
+    d++;
+    f->path_node[d] = c;
+    f->path_len[d] = len;
+  }
+  f->path[len] = 0;
+  f->path_depth = f->depth[k] + 1;
+  f->row.stack = f->path;
+  f->row.self_ns = node[k].self;
+  f->row.calls = node[k].calls;
+  return &f->row;
+}
+
+const fnt_flame_row *fnt_flame_row_at(fnt_flame *f, size_t i){
+  if( f==0 || i>=f->n ) return 0;
+  return f->rows ? &f->rows[i] : streamRow(f, i);
+}
+
+const fnt_flame_row *fnt_flame_rows(const fnt_flame *cf){
+  fnt_flame *f = (fnt_flame*)cf;     /* a streamed flame's rows made once */
+  size_t i, off = 0;
+  if( f==0 || f->rows || f->n==0 ) return f ? f->rows : 0;
+  f->rows = fnt_malloc(f->n*sizeof(fnt_flame_row));
+  f->text = fnt_malloc(f->text_bytes);
+  if( f->rows==0 || f->text==0 ){
+    fnt_free(f->rows); fnt_free(f->text);
+    f->rows = 0; f->text = 0;
+    return 0;
+  }
+  for(i=0; i<f->n; i++){
+    const fnt_flame_row *r = streamRow(f, i);
+    size_t n = strlen(r->stack) + 1;
+    memcpy(f->text + off, r->stack, n);
+    f->rows[i] = *r;
+    f->rows[i].stack = f->text + off;
+    off += n;
+  }
+  return f->rows;
+}
 
 void fnt_flame_free(fnt_flame *f){
+  uint32_t i;
   if( f==0 ) return;
   fnt_free(f->rows);
   fnt_free(f->text);
+  fnt_stacktab_clear(&f->nodes);
+  for(i=0; i<f->nsym; i++) fnt_free(f->sym[i]);
+  fnt_free(f->sym);
+  fnt_free(f->sym_len);
+  fnt_free(f->order);
+  fnt_free(f->depth);
+  fnt_free(f->path_node);
+  fnt_free(f->path_len);
+  fnt_free(f->chain);
+  fnt_free(f->path);
   fnt_free(f);
 }
 
@@ -617,9 +701,54 @@ nomem:
   return 0;
 }
 
+/* Flames whose texts take more than this are streamed (flameStream). */
+#define FLAME_STREAM_BYTES ((size_t)64 << 20)
+
+/* Makes f a streamed flame: it keeps the stack nodes (24 bytes each) and
+** their order, not every row's text: the whole-run flame of the 10M-event
+** flat bench run has 4.9M stacks whose texts took 4.4 GB, most of its 15 s
+** spent faulting their pages in.  Only for an order that is strcmp's with
+** no two rows of one text (stackOrder's `plain`).  The nodes, the order,
+** the symbols and their lengths become f's.  @return FNT_OK or NOMEM. */
+static int flameStream(flame_build *b, fnt_flame *f, uint32_t *order,
+                       size_t norder, const size_t *len, size_t *symLen,
+                       size_t total){
+  uint32_t nn = b->a.nodes.n, k, maxDepth = 0;
+  size_t maxLen = 0;
+  f->depth = fnt_malloc(((size_t)nn+1)*sizeof(uint32_t));
+  if( f->depth==0 ) return FNT_E_NOMEM;
+  for(k=0; k<nn; k++){
+    uint32_t p = b->a.nodes.node[k].parent;   /* a parent comes first */
+    f->depth[k] = p ? f->depth[p-1]+1 : 0;
+    if( f->depth[k]>maxDepth ) maxDepth = f->depth[k];
+    if( len[k]>maxLen ) maxLen = len[k];
+  }
+  f->path_node = fnt_malloc(((size_t)maxDepth+1)*sizeof(uint32_t));
+  f->path_len = fnt_malloc(((size_t)maxDepth+1)*sizeof(size_t));
+  f->chain = fnt_malloc(((size_t)maxDepth+1)*sizeof(uint32_t));
+  f->path = fnt_malloc(maxLen+1);
+  if( !f->path_node || !f->path_len || !f->chain || !f->path ) return FNT_E_NOMEM;
+  f->nodes = b->a.nodes;
+  memset(&b->a.nodes, 0, sizeof(b->a.nodes));
+  fnt_free(f->nodes.slot);          /* no more nodes are interned */
+  f->nodes.slot = 0;
+  f->order = order;
+  b->a.tmp[TMP_ORDER] = 0;
+  b->a.captmp[TMP_ORDER] = 0;
+  f->sym = b->sym;
+  f->nsym = b->nsym;
+  b->sym = 0;
+  b->nsym = b->capsym = 0;
+  f->sym_len = symLen;
+  f->n = norder;
+  f->text_bytes = total;
+  return FNT_OK;
+}
+
 /* The rows: one per node with calls, its stack text, sorted; stacks of the
-** same text (two functions of one symbol) merged. */
-static int makeRows(flame_build *b, fnt_flame *f){
+** same text (two functions of one symbol) merged.  A whole run's flame
+** (`stream`), or one whose texts are large, is streamed when it can be. */
+static int makeRows(flame_build *b, fnt_flame *f, int stream){
   size_t total = 0, off = 0, i, n = 0, norder = 0;
   size_t *len, *symLen, *at;    /* at: a node's text offset + 1, 0 none */
   uint32_t k, *order;
@@ -640,6 +769,11 @@ static int makeRows(flame_build *b, fnt_flame *f){
     const fnt_calls_stack *x = &node[k];
     len[k] = symLen[x->fn] + (x->parent ? len[x->parent-1]+1 : 0);
     if( x->calls ){ total += len[k]+1; n++; }
+  }
+  if( plain && (stream || total>FLAME_STREAM_BYTES) ){
+    rc = flameStream(b, f, order, norder, len, symLen, total);
+    if( rc ) fnt_free(symLen);
+    return rc;
   }
   rc = within(b, (size_t)b->a.nodes.n*3*sizeof(size_t) + total + n*sizeof(fnt_flame_row));
   if( rc!=FNT_OK ) goto nomem;
@@ -738,7 +872,7 @@ int fnt_flame_compute_within(fnt_snapshot *snap, const char *run_id,
     rc = readCalls(&b, snap, run_id, w);
   }
   if( rc==FNT_OK ) rc = foldCalls(&b, w);
-  if( rc==FNT_OK ) rc = makeRows(&b, f);
+  if( rc==FNT_OK ) rc = makeRows(&b, f, w==0);
   buildClear(&b);
   if( rc ){
     fnt_flame_free(f);

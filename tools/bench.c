@@ -1375,7 +1375,7 @@ static int flameBench(bench *b, fnt_snapshot *snap, sys_result *r){
     t = now();
     rc = fnt_flame_compute(snap, b->runId, &w, &fl);
     lat[i] = now() - t;
-    for(k=0; k<fnt_flame_count(fl); k++) r->flame_win_calls += (uint64_t)fnt_flame_rows(fl)[k].calls;
+    for(k=0; k<fnt_flame_count(fl); k++) r->flame_win_calls += (uint64_t)fnt_flame_row_at(fl, k)->calls;
     fnt_flame_free(fl);
   }
   if( rc!=FNT_OK ) return rc;

@@ -428,7 +428,7 @@ int folded_each(const char *cmd, fnt_store *st, fnt_snapshot *snap, const char *
   if( rc==FNT_OK ){
     size_t i;
     for(i=0; rc==0 && i<fnt_flame_count(fl); i++){
-      const fnt_flame_row *x = &fnt_flame_rows(fl)[i];
+      const fnt_flame_row *x = fnt_flame_row_at(fl, i);
       rc = row(ctx, x->stack, strlen(x->stack), x->self_ns, x->calls, -1);
     }
     fnt_flame_free(fl);

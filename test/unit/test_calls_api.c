@@ -394,6 +394,19 @@ int main(void){
     for(k=0; k<3; k++){
       got[0] = 0;
       CHECK_RC(st, fnt_flame_compute(snap, k<2 ? runs[k] : "r", k<2 ? 0 : &w, &f), FNT_OK);
+      /* Row by row, backwards (a whole run's rows are made when asked,
+      ** from the stack made before), then all at once: the same rows. */
+      for(i=fnt_flame_count(f); i-- > 0; ){
+        const fnt_flame_row *r = fnt_flame_row_at(f, i);
+        char one[256];
+        snprintf(one, sizeof(one), "%s %lld %lld|", r->stack, (long long)r->self_ns,
+                 (long long)r->calls);
+        memmove(got+strlen(one), got, strlen(got)+1);
+        memcpy(got, one, strlen(one));
+      }
+      CHECK_STR(got, k<2 ? wholeRun
+                         : "main 0 1|main;f 0 1|main;f;f 10000 1|main;f;f;f 10000 1|");
+      got[0] = 0;
       for(i=0; i<fnt_flame_count(f); i++){
         const fnt_flame_row *r = &fnt_flame_rows(f)[i];
         snprintf(got+strlen(got), sizeof(got)-strlen(got), "%s %lld %lld|", r->stack,
@@ -401,6 +414,8 @@ int main(void){
       }
       CHECK_STR(got, k<2 ? wholeRun
                          : "main 0 1|main;f 0 1|main;f;f 10000 1|main;f;f;f 10000 1|");
+      CHECK(fnt_flame_row_at(f, fnt_flame_count(f))==NULL);
+      CHECK_STR(fnt_flame_row_at(f, 3)->stack, k<2 ? "main;b;c" : "main;f;f;f");
       fnt_flame_free(f);
     }
     CHECK_RC(st, fnt_flame_compute(snap, "nope", 0, &f), FNT_OK);
