@@ -758,11 +758,9 @@ static int makeRows(flame_build *b, fnt_flame *f, int stream){
   if( (rc = within(b, (size_t)b->a.nodes.n*6*sizeof(size_t)))!=FNT_OK ) return rc;
   rc = FNT_E_NOMEM;
   len = buildTmp(b, TMP_LEN, b->a.nodes.n, sizeof(size_t));
-  at = buildTmp(b, TMP_AT, b->a.nodes.n, sizeof(size_t));
   symLen = fnt_malloc(((size_t)b->nsym+1)*sizeof(size_t));
   order = stackOrder(b, &norder, &plain);
-  if( len==0 || at==0 || symLen==0 || order==0 ) goto nomem;
-  memset(at, 0, (b->a.nodes.n ? b->a.nodes.n : 1)*sizeof(size_t));
+  if( len==0 || symLen==0 || order==0 ) goto nomem;
   for(k=0; k<b->nsym; k++) symLen[k] = strlen(b->sym[k]);
   /* Nodes are interned after their parents: one pass gives every length. */
   for(k=0; k<b->a.nodes.n; k++){
@@ -778,6 +776,9 @@ static int makeRows(flame_build *b, fnt_flame *f, int stream){
   rc = within(b, (size_t)b->a.nodes.n*3*sizeof(size_t) + total + n*sizeof(fnt_flame_row));
   if( rc!=FNT_OK ) goto nomem;
   rc = FNT_E_NOMEM;
+  at = buildTmp(b, TMP_AT, b->a.nodes.n, sizeof(size_t));
+  if( at==0 ) goto nomem;
+  memset(at, 0, (b->a.nodes.n ? b->a.nodes.n : 1)*sizeof(size_t));
   f->rows = fnt_calloc(n ? n : 1, sizeof(fnt_flame_row));
   f->text = fnt_malloc(total ? total : 1);
   bigBuffer(f->text, total);
