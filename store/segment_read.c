@@ -705,7 +705,14 @@ void fnt_seg_sums_hash(const fnt_seg_sums *s, uint32_t i, uint64_t h[2]){
     h[0] = s->hash[2*(size_t)i];
     h[1] = s->hash[2*(size_t)i+1];
   }else{
-    memcpy(h, s->raw_hash + 16*(size_t)i, 16);    /* u64le x 2: LE machines */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__
+    memcpy(h, s->raw_hash + 16*(size_t)i, 16);    /* two u64le, as they lie */
+#else
+    fnt_rd r;
+    r.p = s->raw_hash + 16*(size_t)i; r.end = r.p + 16; r.ok = 1;
+    h[0] = fnt_get_u64le(&r);
+    h[1] = fnt_get_u64le(&r);
+#endif
   }
 }
 
