@@ -233,14 +233,19 @@ const fnt_flame_row *fnt_flame_rows(const fnt_flame *cf){
   return f->rows;
 }
 
-void fnt_flame_free(fnt_flame *f){
+/* Frees interned symbols sym[0..n) and their array. */
+static void symsFree(char **sym, uint32_t n){
   uint32_t i;
+  for(i=0; i<n; i++) fnt_free(sym[i]);
+  fnt_free(sym);
+}
+
+void fnt_flame_free(fnt_flame *f){
   if( f==0 ) return;
   fnt_free(f->rows);
   fnt_free(f->text);
   fnt_stacktab_clear(&f->nodes);
-  for(i=0; i<f->nsym; i++) fnt_free(f->sym[i]);
-  fnt_free(f->sym);
+  symsFree(f->sym, f->nsym);
   fnt_free(f->sym_len);
   fnt_free(f->order);
   fnt_free(f->depth);
@@ -490,9 +495,7 @@ static int foldCalls(flame_build *b, const fnt_flame_window *w){
 }
 
 static void buildClear(flame_build *b){
-  uint32_t i;
-  for(i=0; i<b->nsym; i++) fnt_free(b->sym[i]);
-  fnt_free(b->sym);
+  symsFree(b->sym, b->nsym);
   fnt_free(b->symslot);
   buildKeep(b);
 }
