@@ -351,8 +351,8 @@ done:
   return rc;
 }
 
-/* Writes files[from..n_files) and sets their entries. */
-/* Writes files[from..] not written yet (a filing's worker writes its own). */
+/* Writes files[from..n_files) not written yet (a filing's worker writes
+** its own) and sets their entries. */
 static int writeFiles(fnt_store *st, fnt_commit *q, size_t from, fnt_entry *entries){
   size_t i;
   for(i=from; i<q->n_files; i++){
@@ -585,9 +585,9 @@ static int sortEvents(fnt_store *st, const fnt_chunk *c, const fnt_event **out,
 ** calls: the job reads the chunk and writes its own pending files and
 ** buffers, nothing the commit touches before q->ready.  Writing them there
 ** takes their writes and fsyncs (a tenth of filing) off the commit's
-** path; fnt_file_chunk removes them when its commit does not publish them.  Errors wait in
-** `err` for the caller's thread (the handle's message is not the
-** worker's to set). */
+** path; fnt_file_chunk removes them when its commit does not publish
+** them.  Errors wait in `err` for the caller's thread (the handle's
+** message is not the worker's to set). */
 typedef struct chunk_job {
   const fnt_store *st;          /* its folder only */
   const fnt_chunk *c;

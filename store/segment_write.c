@@ -516,11 +516,12 @@ static int sumCalls(const fnt_callvec *closed, const fnt_callvec *open,
 /* ---- The row groups, encoded in two parts, each on a thread of its own.
 ** Gathering a group's rows out of the replay's order and encoding them
 ** was a third of deriving a chunk's calls, on one core while the other
-** had finished the events segment.  The groups are cut first (calls_span), then split
-** where half the rows lie; a part writes its chunks and records each
-** one's place, and the footer describes both parts' groups in order once
-** the second part's bytes follow the first's.  The split depends on the
-** rows only, so the bytes are the same with or without threads. */
+** had finished the events segment.  The groups are cut first
+** (calls_span), then split where half the rows lie; a part writes its
+** chunks and records each one's place, and the footer describes both
+** parts' groups in order once the second part's bytes follow the
+** first's.  The split depends on the rows only, so the bytes are the
+** same with or without threads. */
 #define CALLS_NCOL 9
 
 /* A row group: m rows, v[ord[0..m)], one depth. */
