@@ -56,9 +56,8 @@ int xray_log_read(const char *path, xray_log *log, char *err, size_t errlen);
 ** keeping only an index of its blocks (32 bytes a thread buffer); then
 ** xray_stream_read() hands out the events in the same order, decoding them
 ** as the merge reaches them, read with pread into a buffer a thread (8 MiB
-** in all).  The first pass's mapping hands its pages back to the kernel as
-** it passes them, so the reader's RSS stays a few tens of MiB whatever the
-** log's size.
+** in all).  The first pass reads the file through a window of 256 KiB,
+** so the reader's RSS stays a few tens of MiB whatever the log's size.
 ** @return 0 and *out (close with xray_stream_close), or -1 with a message
 **         in err (*out NULL, log left empty). */
 typedef struct xray_stream xray_stream;
