@@ -34,6 +34,14 @@
 
 #define FNT_UNUSED(x) ((void)(x))
 
+/* 1 where a word's first byte in memory is its lowest: the formats are
+** little-endian, and readers and writers there move whole words. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__
+# define FNT_LITTLE_ENDIAN 1
+#else
+# define FNT_LITTLE_ENDIAN 0
+#endif
+
 /* ---- alloc.c */
 void *fnt_malloc(size_t n);
 void *fnt_calloc(size_t n, size_t size);   /* zeroed; overflow-checked */
@@ -129,14 +137,49 @@ int fnt_io_walk(const char *root, const char *rel, unsigned flags,
 /* ---- codec.c */
 void fnt_put_varint_grow(fnt_buf *b, uint64_t v);
 /* Inline: segment writers put a varint per value of several columns. */
+/* Puts a varint below 2^56 at p, 8 bytes being writable there, without a
+** branch on its length (the mirror of fnt_varint_word): its 7-bit groups
+** spread over a word's bytes, the stop bit on all but the last, the word
+** written whole.  @return its length, or 0 (longer: the caller's loop). */
+static inline unsigned fnt_varint_put_word(uint8_t *p, uint64_t v){
+  static const uint8_t len[56] = {
+    1,1,1,1,1,1,1, 2,2,2,2,2,2,2, 3,3,3,3,3,3,3, 4,4,4,4,4,4,4,
+    5,5,5,5,5,5,5, 6,6,6,6,6,6,6, 7,7,7,7,7,7,7, 8,8,8,8,8,8,8 };
+  uint64_t x;
+  unsigned n;
+  if( !FNT_LITTLE_ENDIAN || v>=(UINT64_C(1) << 56) ) return 0;
+  n = len[63 - __builtin_clzll(v | 1)];
+  x = (v & UINT64_C(0x000000000fffffff)) | (v & UINT64_C(0x00fffffff0000000)) << 4;
+  x = (x & UINT64_C(0x00003fff00003fff)) | (x & UINT64_C(0x0fffc0000fffc000)) << 2;
+  x = (x & UINT64_C(0x007f007f007f007f)) | (x & UINT64_C(0x3f803f803f803f80)) << 1;
+  x |= UINT64_C(0x8080808080808080) & ((UINT64_C(1) << (8*(n-1))) - 1);
+  memcpy(p, &x, 8);
+  return n;
+}
+
+/* One byte where the value is small (most of a format's counts, indexes
+** and small deltas: a branch predicted right), else a word (lengths that
+** vary from one varint to the next mispredicted the byte loop's exit about
+** once a varint). */
 static inline void fnt_put_varint(fnt_buf *b, uint64_t v){
   uint8_t *p;
+  unsigned n;
   if( b->failed || b->cap - b->len < 10 ){ fnt_put_varint_grow(b, v); return; }
   p = b->data + b->len;
+  if( v<0x80 ){
+    *p = (uint8_t)v;
+    b->len++;
+    return;
+  }
+  if( (n = fnt_varint_put_word(p, v))!=0 ){
+    b->len += n;
+    return;
+  }
   while( v>=0x80 ){ *p++ = (uint8_t)(v | 0x80); v >>= 7; }
   *p++ = (uint8_t)v;
   b->len = (size_t)(p - b->data);
 }
+
 void fnt_put_u8(fnt_buf *b, uint8_t v);
 void fnt_put_u64le(fnt_buf *b, uint64_t v);
 void fnt_put_str(fnt_buf *b, const char *s);     /* NULL-able: len+1, 0 = NULL */
@@ -157,6 +200,7 @@ uint64_t fnt_get_varint(fnt_rd *r);
 ** branch about once a varint).  @return its length, or 0 (longer). */
 static inline unsigned fnt_varint_word(const uint8_t *p, uint64_t *out){
   uint64_t w, stop, x;
+  if( !FNT_LITTLE_ENDIAN ) return 0;       /* the caller's byte loop */
   memcpy(&w, p, 8);
   stop = ~w & UINT64_C(0x8080808080808080);
   if( stop==0 ) return 0;

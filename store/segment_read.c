@@ -705,7 +705,7 @@ void fnt_seg_sums_hash(const fnt_seg_sums *s, uint32_t i, uint64_t h[2]){
     h[0] = s->hash[2*(size_t)i];
     h[1] = s->hash[2*(size_t)i+1];
   }else{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__
+#if FNT_LITTLE_ENDIAN
     memcpy(h, s->raw_hash + 16*(size_t)i, 16);    /* two u64le, as they lie */
 #else
     fnt_rd r;
