@@ -157,27 +157,24 @@ static inline unsigned fnt_varint_put_word(uint8_t *p, uint64_t v){
   return n;
 }
 
-/* One byte where the value is small (most of a format's counts, indexes
-** and small deltas: a branch predicted right), else a word (lengths that
-** vary from one varint to the next mispredicted the byte loop's exit about
-** once a varint). */
-static inline void fnt_put_varint(fnt_buf *b, uint64_t v){
-  uint8_t *p;
+/* Puts any varint at p, 10 bytes being writable there: one byte where the
+** value is small (most of a format's counts, indexes and small deltas: a
+** branch predicted right), else a word (lengths that vary from one varint
+** to the next mispredicted the byte loop's exit about once a varint).
+** @return its length. */
+static inline unsigned fnt_varint_put(uint8_t *p, uint64_t v){
+  uint8_t *s = p;
   unsigned n;
-  if( b->failed || b->cap - b->len < 10 ){ fnt_put_varint_grow(b, v); return; }
-  p = b->data + b->len;
-  if( v<0x80 ){
-    *p = (uint8_t)v;
-    b->len++;
-    return;
-  }
-  if( (n = fnt_varint_put_word(p, v))!=0 ){
-    b->len += n;
-    return;
-  }
+  if( v<0x80 ){ *p = (uint8_t)v; return 1; }
+  if( (n = fnt_varint_put_word(p, v))!=0 ) return n;
   while( v>=0x80 ){ *p++ = (uint8_t)(v | 0x80); v >>= 7; }
   *p++ = (uint8_t)v;
-  b->len = (size_t)(p - b->data);
+  return (unsigned)(p - s);
+}
+
+static inline void fnt_put_varint(fnt_buf *b, uint64_t v){
+  if( b->failed || b->cap - b->len < 10 ){ fnt_put_varint_grow(b, v); return; }
+  b->len += fnt_varint_put(b->data + b->len, v);
 }
 
 void fnt_put_u8(fnt_buf *b, uint8_t v);

@@ -427,12 +427,18 @@ int fnt_segment_write_rows(fnt_table t, const fnt_value *vals, size_t nrows,
 static void encodeVarints(const uint64_t *v, size_t n, int delta,
                           uint64_t *offs, fnt_buf *raw){
   uint64_t prev = 0;
+  uint8_t *p;
   size_t i;
+  /* Room for the longest, once: a cursor in a register, where a byte
+  ** written through raw->data could alias raw->len. */
+  if( fnt_buf_reserve(raw, n*10) ) return;       /* n: a group's rows */
+  p = raw->data + raw->len;
   for(i=0; i<n; i++){
-    if( i%FNT_LOD_ROWS==0 ) offs[i/FNT_LOD_ROWS] = raw->len;
-    fnt_put_varint(raw, fnt_zigzag((int64_t)(v[i] - prev)));
+    if( i%FNT_LOD_ROWS==0 ) offs[i/FNT_LOD_ROWS] = (uint64_t)(p - raw->data);
+    p += fnt_varint_put(p, fnt_zigzag((int64_t)(v[i] - prev)));
     if( delta ) prev = v[i];
   }
+  raw->len = (size_t)(p - raw->data);
 }
 
 #define SEG_GATHER_AHEAD 16
