@@ -136,7 +136,6 @@ int fnt_io_walk(const char *root, const char *rel, unsigned flags,
 
 /* ---- codec.c */
 void fnt_put_varint_grow(fnt_buf *b, uint64_t v);
-/* Inline: segment writers put a varint per value of several columns. */
 /* Puts a varint below 2^56 at p, 8 bytes being writable there, without a
 ** branch on its length (the mirror of fnt_varint_word): its 7-bit groups
 ** spread over a word's bytes, the stop bit on all but the last, the word
@@ -172,6 +171,7 @@ static inline unsigned fnt_varint_put(uint8_t *p, uint64_t v){
   return (unsigned)(p - s);
 }
 
+/* Inline: segment writers put a varint per value of several columns. */
 static inline void fnt_put_varint(fnt_buf *b, uint64_t v){
   if( b->failed || b->cap - b->len < 10 ){ fnt_put_varint_grow(b, v); return; }
   b->len += fnt_varint_put(b->data + b->len, v);

@@ -214,7 +214,7 @@ static const unsigned char *pass1_at(reader *r, size_t off){
     ssize_t n = pread(r->fd, r->win + got, want - got, (off_t)(off + got));
     if( n<0 && errno==EINTR ) continue;
     if( n<0 ){ fail(r, off + got, "read: %s", strerror(errno)); return 0; }
-    if( n==0 ){ fail(r, off + got, "the file ended while it was read (%zu bytes at the start)", r->size); return 0; }
+    if( n==0 ){ fail(r, off + got, "the file is shorter than the %zu bytes it had when opened", r->size); return 0; }
     got += (size_t)n;
   }
   r->win_off = off;
