@@ -619,24 +619,29 @@ static int makeChunkFiles(void *arg){
   int rc;
   fnt_pending *f;
 
-  /* One pass: the functions the events use (renumbered densely, in order
-  ** of first use: remap[chunk index] = segment index + 1) and the run
-  ** row's counts (SPEC §4). */
+  /* One pass: the functions the events use and the run row's counts
+  ** (SPEC §4); then those functions renumbered densely in the chunk's
+  ** order (remap[chunk index] = segment index), not in order of first
+  ** use: the chunks of a run that pass one table and use the same
+  ** functions then write the same function table, which a reader parses
+  ** once for all of the run's files (segment_read.c, shareFuncs). */
   remap = j->remap = fnt_calloc(c->n_functions ? c->n_functions : 1, sizeof(uint32_t));
   fns = j->fns = fnt_malloc((c->n_functions ? c->n_functions : 1) * sizeof(fnt_function));
   if( remap==0 || fns==0 ) return jobErr(j, FNT_E_NOMEM, "out of memory");
   for(i=0; i<n; i++){
     uint32_t fi = ev[i].function;
     int64_t t = (int64_t)ev[i].t_ns;
-    if( remap[fi]==0 ){
-      fns[nFns] = c->functions[fi];
-      remap[fi] = (uint32_t)++nFns;
-    }
+    remap[fi] = 1;
     mappedEvents += nonEmpty(c->functions[fi].stable_id);
     if( i==0 || t<firstNs ) firstNs = t;
     if( i==0 || t>lastNs ) lastNs = t;
   }
-  for(i=0; i<c->n_functions; i++) if( remap[i] ) remap[i]--;
+  for(i=0; i<c->n_functions; i++){
+    if( remap[i] ){
+      fns[nFns] = c->functions[i];
+      remap[i] = (uint32_t)nFns++;
+    }
+  }
   for(i=0; i<nFns; i++){
     int mapped = nonEmpty(fns[i].stable_id);
     mappedFns += mapped;

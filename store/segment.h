@@ -168,7 +168,9 @@ typedef struct fnt_segment {
   uint64_t *threads;
   uint32_t nfuncs;
   fnt_function *funcs;   /* texts in func_text; NULL until loaded (below) */
-  char *func_text;       /* each text preceded by a pointer to this segment */
+  char *func_text;       /* each text preceded by a pointer to its owner: */
+  struct fnt_segment *funcs_owner; /* the segment holding (a reference on
+                         ** it) the table this one shares, or NULL: own */
   uint32_t *func_len;    /* per function: symbol length, stable_id length */
   uint64_t func_hash[2]; /* XXH3-128 of the function table's bytes: files
                          ** of one program share it, and readers that map

@@ -62,7 +62,13 @@ static void segmentFree(fnt_segment *s){
   fnt_io_close(s->fd);
   fnt_free(s->image);
   for(i=0; i<s->ncols; i++) ownedFree(s->cols[i].const_value);
-  fnt_free(s->func_text);
+  if( s->funcs_owner ){
+    fnt_segment_release(0, s->funcs_owner);
+  }else{
+    fnt_free(s->func_text);
+    fnt_free(s->funcs);
+    fnt_free(s->func_len);
+  }
   fnt_free(s->desc_copy);
   if( s->rg_descs ){
     for(i=0; i<s->nrg; i++) fnt_free(s->rg_descs[i]);
@@ -70,8 +76,6 @@ static void segmentFree(fnt_segment *s){
   }
   fnt_free(s->cols);
   fnt_free(s->threads);
-  fnt_free(s->funcs);
-  fnt_free(s->func_len);
   fnt_free(s->rgs);
   fnt_free(s->crgs);
   fnt_free(s->aggs);
@@ -132,6 +136,7 @@ typedef struct footer_at {
   const uint8_t *sec;
   size_t secLen;
   const uint8_t *hash, *aggs, *aggs_end;
+  size_t shared;        /* bytes of a function table shared (shareFuncs) */
 } footer_at;
 
 /* The calls section of a calls segment's footer (FORMAT.md, "Calls
@@ -201,30 +206,83 @@ static size_t funcsTextBytes(size_t left, uint64_t n){
   return left + 2*(size_t)n*(sizeof(fnt_segment*)+1) + FUNCS_SLACK;
 }
 
+/* The bytes of a function table's n entries at r (not consumed), or 0
+** when they run past its end. */
+static size_t funcsSpan(const fnt_rd *r, uint64_t n){
+  fnt_rd q = *r;
+  uint64_t i;
+  size_t len;
+  int isnull;
+  for(i=0; i<n && q.ok; i++){
+    fnt_get_str_span(&q, &len, &isnull);
+    fnt_get_str_span(&q, &len, &isnull);
+    fnt_get_u8(&q);
+  }
+  return q.ok ? (size_t)(q.p - r->p) : 0;
+}
+
+/* Gives s the parsed table of a cached segment whose table has the same
+** n functions and bytes (hash h), taking a reference on the segment that
+** holds it (its texts name that one as their owner).  The files of a run
+** repeat one table, 800 KB parsed for 5,000 functions: parsed again for
+** each file, their new pages were most of a window's time when it first
+** reads a file.  @return 1 when shared. */
+static int shareFuncs(fnt_store *st, fnt_segment *s, uint64_t n,
+                      const uint64_t h[2]){
+  size_t i;
+  for(i=st->n_segments; i-- > 0; ){
+    fnt_segment *c = st->segments[i];
+    if( c->funcs_loaded && c->nfuncs==n && c->func_hash[0]==h[0]
+     && c->func_hash[1]==h[1] ){
+      fnt_segment *o = c->funcs_owner ? c->funcs_owner : c;
+      o->refs++;
+      s->funcs_owner = o;
+      s->funcs = o->funcs;
+      s->func_len = o->func_len;
+      s->func_text = o->func_text;
+      s->nfuncs = (uint32_t)n;
+      memcpy(s->func_hash, h, sizeof(s->func_hash));
+      s->funcs_loaded = 1;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* A function table (count, then each symbol, stable_id, local) into
-** s->funcs, their texts in one block; its hash into s->func_hash.  The
+** s->funcs, their texts in one block; its hash into s->func_hash; or a
+** cached segment's parse of the same bytes (shareFuncs).  The
 ** table may lie at the end of s->func_text (its chunk read there, table
 ** alone to the end of r): each text then moves down to its place, which
 ** never reaches the bytes not yet read (a text gains a pointer and a NUL,
 ** 9 bytes, and its length varint and the local byte are left behind: the
 ** block's spare 18 bytes a function and FUNCS_SLACK keep ahead). */
-static int parseFuncs(fnt_segment *s, fnt_rd *r){
+static int parseFuncs(fnt_store *st, fnt_segment *s, fnt_rd *r){
   uint64_t n, i;
-  size_t used = 0, left;
-  const uint8_t *pFuncs;
+  size_t used = 0, span;
   int isnull, inPlace = s->func_text!=0;
   n = fnt_get_varint(r);
-  left = (size_t)(r->end - r->p);
-  if( !r->ok || n>left || (s->has_funcs_chunk && n!=s->nfuncs) ) return FNT_E_CORRUPT;
+  span = (size_t)(r->end - r->p);
+  if( !r->ok || n>span || (s->has_funcs_chunk && n!=s->nfuncs) ) return FNT_E_CORRUPT;
+  if( !inPlace ){
+    uint64_t h[2];
+    span = funcsSpan(r, n);
+    if( span==0 && n>0 ) return FNT_E_CORRUPT;
+    fnt_hash128(r->p, span, h);
+    if( shareFuncs(st, s, n, h) ){
+      r->p += span;
+      return FNT_OK;
+    }
+    memcpy(s->func_hash, h, sizeof(s->func_hash));
+  }
   s->funcs = fnt_calloc(n+1, sizeof(fnt_function));
   /* Lengths once here, so that reading a row's symbol costs no strlen. */
   s->func_len = fnt_calloc(2*n + 1, sizeof(uint32_t));
-  if( !inPlace ) s->func_text = fnt_malloc(funcsTextBytes(left, n));
+  if( !inPlace ) s->func_text = fnt_malloc(funcsTextBytes(span, n));
   if( s->funcs==0 || s->func_len==0 || s->func_text==0 ) return FNT_E_NOMEM;
-  pFuncs = r->p;
   /* In place the bytes are overwritten: hashed first (the table is the
   ** whole of r). */
-  if( inPlace ) fnt_hash128(pFuncs, left, s->func_hash);
+  if( inPlace ) fnt_hash128(r->p, span, s->func_hash);
   for(i=0; i<n && r->ok; i++){
     s->nfuncs = (uint32_t)i+1;
     s->funcs[i].symbol = arenaStr(s, r, &used, &isnull, &s->func_len[2*i]);
@@ -233,7 +291,6 @@ static int parseFuncs(fnt_segment *s, fnt_rd *r){
     s->funcs[i].local = fnt_get_u8(r);
   }
   if( !r->ok ) return FNT_E_CORRUPT;
-  if( !inPlace ) fnt_hash128(pFuncs, (size_t)(r->p - pFuncs), s->func_hash);
   s->funcs_loaded = 1;
   return FNT_OK;
 }
@@ -243,7 +300,8 @@ static int parseFuncs(fnt_segment *s, fnt_rd *r){
 ** allocate wildly or read past the end.  The row groups' chunk
 ** descriptors are skipped: at->sec and at->secLen give the bytes of the
 ** row-group section they lie in (fnt_seg_rg.desc counts from at->sec). */
-static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
+static int parseFooter(fnt_store *st, fnt_segment *s, fnt_rd *r,
+                       uint64_t fileDataEnd,
                        footer_at *at){
   uint64_t version, n, i, nrg;
   int isnull;
@@ -297,8 +355,10 @@ static int parseFooter(fnt_segment *s, fnt_rd *r, uint64_t fileDataEnd,
     s->nfuncs = (uint32_t)n;
     s->has_funcs_chunk = 1;
   }else{
-    int rc = parseFuncs(s, r);
+    const uint8_t *p0 = r->p;
+    int rc = parseFuncs(st, s, r);
     if( rc ) return rc;
+    if( s->funcs_owner ) at->shared = (size_t)(r->p - p0);
   }
   n = fnt_get_varint(r);
   if( !r->ok || n>LEFT ) return FNT_E_CORRUPT;
@@ -478,7 +538,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
   errno = 0;   /* fnt_get_str sets ENOMEM when it runs out of memory */
   memset(&at, 0, sizeof(at));
   at.raw = slen==flen;
-  rc = parseFooter(s, &r, s->data_end, &at);
+  rc = parseFooter(st, s, &r, s->data_end, &at);
   if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
   if( rc==FNT_OK && at.secLen ){
     /* The descriptors stay where they are when the footer is stored raw
@@ -498,7 +558,7 @@ static int segmentLoad(fnt_store *st, const char *path, int aggsOnly,
     }
   }
   /* Parsed, a footer takes about its bytes (texts, bounds, aggregates). */
-  s->bytes = (size_t)flen + sizeof(*s) + (s->image ? (size_t)size : 0)
+  s->bytes = (size_t)flen - at.shared + sizeof(*s) + (s->image ? (size_t)size : 0)
            + (s->desc_copy ? at.secLen : 0);
   if( rc==FNT_E_NOMEM ){
     rc = fnt_err(st, rc, "out of memory reading %s", s->full_path);
@@ -556,7 +616,7 @@ int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
   if( rc==FNT_OK ){
     r.p = (uint8_t*)s->func_text + cap - rawLen; r.end = r.p + rawLen; r.ok = 1;
     errno = 0;
-    rc = parseFuncs(s, &r);
+    rc = parseFuncs(st, s, &r);
     if( rc==FNT_OK && r.p!=r.end ) rc = FNT_E_CORRUPT;
     if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
     if( rc ){

@@ -89,13 +89,8 @@ int64_t run_filer_function(run_filer *rf, const fnt_function *fn){
   if( rf->n_fn==rf->cap_fn ){
     size_t ncap = rf->cap_fn ? rf->cap_fn*2 : 64;
     fnt_function *nf = realloc(rf->fn, ncap*sizeof(*nf));
-    fnt_function *nc = nf ? realloc(rf->cfn, ncap*sizeof(*nc)) : 0;
-    uint32_t *nr = nc ? realloc(rf->remap, ncap*sizeof(*nr)) : 0;
-    if( nf ) rf->fn = nf;
-    if( nc ) rf->cfn = nc;
-    if( !nr ){ cli_error(rf->cmd, "out of memory"); return -1; }
-    rf->remap = nr;
-    memset(rf->remap + rf->cap_fn, 0xff, (ncap - rf->cap_fn)*sizeof(*nr));
+    if( !nf ){ cli_error(rf->cmd, "out of memory"); return -1; }
+    rf->fn = nf;
     rf->cap_fn = ncap;
   }
   rf->fn[rf->n_fn] = *fn;
@@ -111,8 +106,8 @@ int run_filer_flush(run_filer *rf){
     return -1;
   }
   c.chunk = rf->chunk;
-  c.functions = rf->cfn;
-  c.n_functions = rf->n_cfn;
+  c.functions = rf->fn;
+  c.n_functions = rf->n_fn;
   c.events = rf->ev;
   c.n_events = rf->n_ev;
   rc = fnt_file_chunk(rf->st, &c);
@@ -130,8 +125,6 @@ int run_filer_flush(run_filer *rf){
     _exit(137);
   }
   rf->chunk++;
-  memset(rf->remap, 0xff, rf->cap_fn*sizeof(*rf->remap));
-  rf->n_cfn = 0;
   rf->n_ev = 0;
   return 0;
 }
@@ -149,8 +142,8 @@ int run_filer_end(run_filer *rf){
 }
 
 void run_filer_free(run_filer *rf){
-  free(rf->ev); free(rf->fn); free(rf->cfn); free(rf->remap);
-  rf->ev = 0; rf->fn = rf->cfn = 0; rf->remap = 0;
+  free(rf->ev); free(rf->fn);
+  rf->ev = 0; rf->fn = 0;
 }
 
 double run_filer_clock(void){

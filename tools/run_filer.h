@@ -34,11 +34,11 @@ typedef struct run_filer {
   size_t chunk_events;
   fnt_event *ev;              /* the chunk being filled */
   size_t n_ev;
-  fnt_function *fn;           /* the run's functions */
+  fnt_function *fn;           /* the run's functions, passed whole with
+                              ** each chunk: the store keeps those the
+                              ** chunk uses, in this order, so chunks of
+                              ** one set of functions write one table */
   size_t n_fn, cap_fn;
-  fnt_function *cfn;          /* the chunk's, and remap: run's -> chunk's */
-  uint32_t *remap;
-  size_t n_cfn;
   uint64_t seq;
   int64_t chunk, filed, already, kill_after;
   progress *pg;
@@ -68,15 +68,11 @@ static inline int run_filer_event(run_filer *rf, uint64_t t_ns, uint32_t thread,
                                   uint32_t function, uint8_t kind){
   fnt_event *e;
   if( rf->n_ev==rf->chunk_events && run_filer_flush(rf) ) return -1;
-  if( rf->remap[function]==UINT32_MAX ){
-    rf->remap[function] = (uint32_t)rf->n_cfn;
-    rf->cfn[rf->n_cfn++] = rf->fn[function];
-  }
   e = &rf->ev[rf->n_ev++];
   e->seq_no = rf->seq++;
   e->t_ns = t_ns;
   e->thread = thread;
-  e->function = rf->remap[function];
+  e->function = function;
   e->kind = kind;
   return 0;
 }

@@ -6,6 +6,11 @@
 ** again; limits of 0 keep nothing, and lowering them lets the oldest go
 ** at once.
 **
+** The events files of a run whose chunks use the same functions write one
+** function table (in the chunk's order), which a handle parses once: the
+** other files share it, and a text handed out from a sharer outlives
+** every segment but its owner.
+**
 ** Also the calls writer's codec rule (SEG_CALLS_SAVING): a calls row
 ** group's chunk is zstd only when zstd halves it, elsewhere when it saves
 ** a tenth.
@@ -143,6 +148,76 @@ static uint64_t serialOf(fnt_store *st, const char *path){
   return s;
 }
 
+/* Files run `run` as three chunks using all six functions of the test
+** chunk's table and a fourth using only the first; opens its events files
+** and checks which share a table, then that a shared text lives on. */
+static void checkSharedFuncs(const char *dir){
+  fnt_store *st = 0;
+  fnt_snapshot *snap = 0;
+  fnt_segment *seg[8] = {0}, *owner = 0;
+  const fnt_entry *e;
+  fnt_entry_iter it;
+  t_chunk t;
+  const char *z = 0;
+  size_t i, n = 0, shared = 0, own = 0;
+  CHECK_RC(st, fnt_open(dir, 0, &st), FNT_OK);
+  for(i=0; i<4; i++){
+    t_chunk_make(&t, "acme/cache", "shared", (int64_t)i, 4, 400, 2, 1000*i, (unsigned)i);
+    if( i==3 ){
+      size_t k;
+      for(k=0; k<t.c.n_events; k++) t.ev[k].function = 0;
+    }
+    CHECK_RC(st, fnt_file_chunk(st, &t.c), 1);
+    t_chunk_free(&t);
+  }
+  CHECK_RC(st, fnt_snapshot_current(st, &snap), FNT_OK);
+  for(i=0; snap && i<snap->n_manifests; i++){
+    fnt_entry_iter_init(&it, snap->manifests[i], FNT_BY_RUN, "shared");
+    while( (e = fnt_entry_iter_next(&it))!=0 && n<8 ){
+      if( e->table!=FNT_TABLE_EVENTS ) continue;
+      CHECK_RC(st, fnt_segment_open(st, e->path, &seg[n]), FNT_OK);
+      n++;
+    }
+  }
+  CHECK_EQ_INT(n, 4);
+  for(i=0; i<n; i++){
+    fnt_segment *s = seg[i];
+    if( s==0 ) continue;
+    if( s->nfuncs==1 ){
+      /* The fourth chunk's: a table of its own. */
+      CHECK(s->funcs_owner==0);
+      CHECK_STR(s->funcs[0].symbol, "main");
+      continue;
+    }
+    CHECK_EQ_INT(s->nfuncs, 6);
+    /* In the chunk's order, not in order of first use. */
+    CHECK_STR(s->funcs[1].symbol, "parse");
+    CHECK_STR(s->funcs[5].symbol, "free_all");
+    if( s->funcs_owner ){
+      shared++;
+      CHECK(owner==0 || s->funcs_owner==owner);
+      owner = s->funcs_owner;
+      CHECK(s->func_text==owner->func_text && s->funcs==owner->funcs);
+      CHECK(s->bytes < owner->bytes);
+      if( z==0 ) z = s->funcs[1].symbol;
+    }else{
+      own++;
+    }
+  }
+  CHECK_EQ_INT(shared, 2);
+  CHECK_EQ_INT(own, 1);
+  /* A text of a sharer, held past every segment and the cache. */
+  if( z ) fnt_text_hold(z);
+  for(i=0; i<n; i++) fnt_segment_release(st, seg[i]);
+  fnt_set_segment_cache(st, 0, 0);
+  if( z ){
+    CHECK_STR(z, "parse");
+    fnt_text_release((void*)z);
+  }
+  fnt_snapshot_release(snap);
+  fnt_close(st);
+}
+
 int main(void){
   const char *dir = t_scratch_dir("segment_cache");
   fnt_store *st = 0;
@@ -215,6 +290,7 @@ int main(void){
 
   fnt_snapshot_release(snap);
   fnt_close(st);
+  checkSharedFuncs(dir);
 
   /* The codec rule of calls row groups and footers: zstd only where it
   ** halves; a run large enough for chunks of both kinds. */
