@@ -189,6 +189,10 @@ typedef struct fnt_chunk {
   int64_t     threads;        /* threads of the run, >= the chunk's distinct
                               ** threads; < 0 = distinct threads of this chunk */
   const char *binaries_json;  /* JSON array text; NULL = "[]" */
+  /* The functions events index; those unused are left out.  A caller
+  ** filing a run in chunks best passes the run's one table with each:
+  ** chunks using the same functions then store the same table, which
+  ** readers parse once for all of the run's files. */
   const fnt_function *functions;
   size_t      n_functions;
   const fnt_event *events;    /* any order; the store sorts by seq_no */

@@ -11,8 +11,9 @@
 **   run_filer_end(&rf);
 **   run_filer_free(&rf);
 **
-** Events get seq_no 0, 1, 2... in the order given; a chunk's functions are
-** those its events use, in order of first use.  Errors are printed
+** Events get seq_no 0, 1, 2... in the order given; each chunk passes the
+** run's functions, in the order they were added (the store keeps those
+** the chunk uses, in that order: fnt_file_chunk).  Errors are printed
 ** ("fnt CMD: INPUT: chunk 3 of 9: ...") and returned as -1.
 **
 ** Test hook: FNT_TEST_KILL_AFTER_CHUNK=k makes the process _exit(137)
