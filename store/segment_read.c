@@ -226,7 +226,9 @@ static size_t funcsSpan(const fnt_rd *r, uint64_t n){
 ** holds it (its texts name that one as their owner).  The files of a run
 ** repeat one table, 800 KB parsed for 5,000 functions: parsed again for
 ** each file, their new pages were most of a window's time when it first
-** reads a file.  @return 1 when shared. */
+** reads a file.  A sharer counts none of the table in the cache's bytes:
+** its owner, evicted first, lives on uncounted until the last sharer
+** goes (one table per distinct table at most).  @return 1 when shared. */
 static int shareFuncs(fnt_store *st, fnt_segment *s, uint64_t n,
                       const uint64_t h[2]){
   size_t i;
