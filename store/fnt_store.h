@@ -716,9 +716,8 @@ int fnt_flame_compute(fnt_snapshot *snap, const char *run_id,
                       const fnt_flame_window *w, fnt_flame **out);
 /* fnt_flame_compute() within `max_bytes` of memory (the calls read, the
 ** stack nodes and the rows' texts where the flame holds them, counted as
-** they grow): past it the work
-** stops and FNT_E_LIMIT says so, with nothing left allocated but what the
-** handle keeps (above).  A caller
+** they grow): past it the work stops and FNT_E_LIMIT says so, with
+** nothing left allocated but what the handle keeps (above).  A caller
 ** that must not hold a run's stacks at once (an export) then folds them
 ** another way. */
 int fnt_flame_compute_within(fnt_snapshot *snap, const char *run_id,
