@@ -269,6 +269,8 @@ const fnt_colinfo *fnt_table_cols(fnt_table t);
 /* ---- warehouse.c: layout */
 struct fnt_manifest;
 struct fnt_segment;
+/* Blocks of an events scan cursor's decode arrays a handle keeps (scan.c). */
+#define FNT_SCAN_KEEP 2
 struct fnt_store {
   char *dir;                 /* as given */
   char errmsg[1024];
@@ -295,9 +297,12 @@ struct fnt_store {
   int threads;                       /* filing may use a worker thread */
   uint64_t fn_versions;              /* the last fnt_call_block.fn_version given */
   struct fnt_flame_keep *flame_keep; /* flame.c: working arrays kept */
+  uint64_t *scan_keep[FNT_SCAN_KEEP]; /* scan.c: events cursors' arrays kept */
+  int n_scan_keep;
 };
 /* flame.c: frees what the handle's flames kept (fnt_close). */
 void fnt_flame_keep_free(fnt_store *st);
+void fnt_scan_keep_free(fnt_store *st);
 /* dir/rel into a fresh allocation. */
 char *fnt_path_join(const fnt_store *st, const char *rel);
 /* A folder name for a partition value: readable where safe, never a path. */

@@ -211,11 +211,33 @@ static void freeList(char **l, size_t n){
   fnt_free(l);
 }
 
+/* An events cursor's five decode arrays are one block of 5 x FNT_RG_ROWS
+** integers (640 KB), and the handle keeps FNT_SCAN_KEEP of them for the
+** next cursors.  Freed, the block went back to the kernel (glibc maps
+** blocks of 128 KB and more until a free raises its threshold), and the
+** next window's cursor paid 160 page faults for it: half the time of a
+** window that opened a file. */
+#define SCAN_ARRAYS ((size_t)5*FNT_RG_ROWS)
+
+static uint64_t *arraysTake(fnt_store *st){
+  if( st->n_scan_keep>0 ) return st->scan_keep[--st->n_scan_keep];
+  return fnt_malloc(SCAN_ARRAYS*sizeof(uint64_t));
+}
+
+static void arraysGive(fnt_store *st, uint64_t *a){
+  if( a && st->n_scan_keep<FNT_SCAN_KEEP ) st->scan_keep[st->n_scan_keep++] = a;
+  else fnt_free(a);
+}
+
+void fnt_scan_keep_free(fnt_store *st){
+  while( st->n_scan_keep>0 ) fnt_free(st->scan_keep[--st->n_scan_keep]);
+}
+
 static void cursorFree(fnt_scan *sc, seg_cursor *c){
   int i;
   if( c==0 ) return;
-  fnt_free(c->thread); fnt_free(c->seq); fnt_free(c->t);
-  fnt_free(c->kind); fnt_free(c->fn); fnt_free(c->fn_match);
+  arraysGive(sc->st, c->thread);       /* the block of all five */
+  fnt_free(c->fn_match);
   /* Any of the three arrays may be missing (openCursor ran out of memory). */
   for(i=0; i<sc->ncol; i++){
     if( c->ivals ) fnt_free(c->ivals[i]);
@@ -261,15 +283,14 @@ static int openCursor(fnt_scan *sc, const fnt_entry *e, seg_cursor **out){
   c->generation = ++sc->generation;
   if( sc->table==FNT_TABLE_EVENTS ){
     for(i=0; i<3; i++) c->consts[i] = fnt_segment_col(c->seg, (uint32_t)i+1);
-    c->thread = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
-    c->seq = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
-    c->t = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
-    c->kind = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
-    c->fn = fnt_malloc(FNT_RG_ROWS*sizeof(uint64_t));
-    if( !c->thread || !c->seq || !c->t || !c->kind || !c->fn ){
+    if( (c->thread = arraysTake(sc->st))==0 ){
       cursorFree(sc, c);
       return nomem(sc);
     }
+    c->seq = c->thread + FNT_RG_ROWS;
+    c->t = c->seq + FNT_RG_ROWS;
+    c->kind = c->t + FNT_RG_ROWS;
+    c->fn = c->kind + FNT_RG_ROWS;
     if( sc->stable_id ){
       uint32_t f;
       c->fn_match = fnt_calloc(c->seg->nfuncs+1, 1);

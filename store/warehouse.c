@@ -233,6 +233,7 @@ void fnt_close(fnt_store *st){
   if( st==0 ) return;
   fnt_store_caches_free(st);
   fnt_flame_keep_free(st);
+  fnt_scan_keep_free(st);
   fnt_block_ctx_free(&st->zdctx);
   fnt_free(st->dir);
   fnt_free(st);
