@@ -47,7 +47,7 @@ extern "C" {
 #define FNT_VERSION_STRING "0.1.0"
 
 /* The on-disk format version this library writes (and the newest it reads). */
-#define FNT_FORMAT_VERSION 5
+#define FNT_FORMAT_VERSION 6
 
 /* ------------------------------------------------------------------------
 ** Error codes.  Stable: their values never change.

@@ -210,10 +210,11 @@ typedef struct fnt_segment {
                             ** blocks only (tag 2), 2 with the groups'
                             ** summaries (tag 3) */
   fnt_seg_chunk lod;        /* read only by fnt_timeline (lod.c) */
-  /* Calls segments of version 4 keep their function table in a chunk,
-  ** loaded by fnt_segment_open() and not by fnt_segment_open_lazy()
-  ** (fnt_segment_load_funcs() loads it then), and
-  ** give each function's key hash in the footer. */
+  /* Calls segments of version 4 and events segments of version 6 keep
+  ** their function table in a chunk, loaded by fnt_segment_open() and not
+  ** by fnt_segment_open_lazy() (fnt_segment_load_funcs() loads it then).
+  ** A calls footer gives each function's key hash; an events footer the
+  ** table's hash (func_hash), by which the open shares a cached file's. */
   int has_funcs_chunk, funcs_loaded;
   int aggs_only;            /* opened lazily, not cached: no row groups */
   fnt_seg_chunk funcs_chunk;
@@ -296,6 +297,10 @@ int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *seg,
 /* The same for its level-of-detail chunk (seg->has_lod). */
 int fnt_segment_read_lod(fnt_store *st, const fnt_segment *seg,
                          fnt_buf *scratch, fnt_buf *raw);
+/* An events segment's functions chunk (version 6), read and checked
+** against the count and hash its footer gives, even when the open shared
+** another file's table and never read it (`fnt check`). */
+int fnt_segment_verify_funcs(fnt_store *st, const fnt_segment *seg);
 
 /* Decodes an integer chunk (DELTA_BP, *_BP, PLAIN_INT or DELTA_VARINT) of
 ** n rows into out[0..n).  `limit` bounds the *_BP encodings' indexes (the

@@ -356,6 +356,18 @@ static int parseFooter(fnt_store *st, fnt_segment *s, fnt_rd *r,
     }
     s->nfuncs = (uint32_t)n;
     s->has_funcs_chunk = 1;
+  }else if( version>=6 && s->table==FNT_TABLE_EVENTS ){
+    /* The function table lies in its chunk; here its count and hash, by
+    ** which another file's parse of the same table is shared (no read at
+    ** all), else fnt_segment_load_funcs() reads it and checks the hash. */
+    n = fnt_get_varint(r);
+    if( !r->ok || parseChunk(r, fileDataEnd, &s->funcs_chunk)
+     || n>s->funcs_chunk.raw_len ) return FNT_E_CORRUPT;
+    s->func_hash[0] = fnt_get_u64le(r);
+    s->func_hash[1] = fnt_get_u64le(r);
+    s->nfuncs = (uint32_t)n;
+    s->has_funcs_chunk = 1;
+    if( r->ok && !s->aggs_only ) shareFuncs(st, s, n, s->func_hash);
   }else{
     const uint8_t *p0 = r->p;
     int rc = parseFuncs(st, s, r);
@@ -616,14 +628,21 @@ int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
      : chunkInto(st, s, &s->funcs_chunk, FNT_CHUNK_FUNCS, 0, &st->footer[0],
                  (uint8_t*)s->func_text + cap - rawLen);
   if( rc==FNT_OK ){
+    /* An events file's footer gives the table's hash (version 6), which
+    ** other files' share by: it must be that of these bytes. */
+    uint64_t want[2];
+    memcpy(want, s->func_hash, sizeof(want));
     r.p = (uint8_t*)s->func_text + cap - rawLen; r.end = r.p + rawLen; r.ok = 1;
     errno = 0;
     rc = parseFuncs(st, s, &r);
     if( rc==FNT_OK && r.p!=r.end ) rc = FNT_E_CORRUPT;
+    if( rc==FNT_OK && s->table==FNT_TABLE_EVENTS
+     && memcmp(want, s->func_hash, sizeof(want))!=0 ) rc = FNT_E_CORRUPT;
     if( rc==FNT_E_CORRUPT && errno==ENOMEM ) rc = FNT_E_NOMEM;
     if( rc ){
       fnt_free(s->funcs); fnt_free(s->func_len); fnt_free(s->func_text);
       s->funcs = 0; s->func_len = 0; s->func_text = 0;
+      memcpy(s->func_hash, want, sizeof(want));   /* a retry checks again */
       s->nfuncs = n;
       s->funcs_loaded = 0;
       rc = rc==FNT_E_NOMEM ? fnt_err(st, rc, "out of memory reading %s", s->full_path)
@@ -1033,6 +1052,28 @@ int fnt_segment_read_stacks(fnt_store *st, const fnt_segment *s,
 int fnt_segment_read_lod(fnt_store *st, const fnt_segment *s,
                          fnt_buf *scratch, fnt_buf *raw){
   return readChunk(st, s, &s->lod, FNT_CHUNK_LOD, 0, scratch, raw);
+}
+
+int fnt_segment_verify_funcs(fnt_store *st, const fnt_segment *s){
+  fnt_buf scratch = {0}, raw = {0};
+  uint64_t h[2];
+  fnt_rd r;
+  int rc;
+  if( !s->has_funcs_chunk || s->table!=FNT_TABLE_EVENTS ) return FNT_OK;
+  rc = readChunk(st, s, &s->funcs_chunk, FNT_CHUNK_FUNCS, 0, &scratch, &raw);
+  if( rc==FNT_OK ){
+    r.p = raw.data; r.end = raw.data + raw.len; r.ok = 1;
+    if( fnt_get_varint(&r)!=s->nfuncs || !r.ok ){
+      rc = FNT_E_CORRUPT;
+    }else{
+      fnt_hash128(r.p, (size_t)(r.end - r.p), h);
+      if( memcmp(h, s->func_hash, sizeof(h))!=0 ) rc = FNT_E_CORRUPT;
+    }
+    if( rc ) rc = fnt_err(st, rc, "%s: malformed functions chunk", s->full_path);
+  }
+  fnt_buf_free(&scratch);
+  fnt_buf_free(&raw);
+  return rc;
 }
 
 int fnt_decode_func_stack(const uint8_t *p, size_t len, size_t n,

@@ -277,8 +277,8 @@ int fnt_segment_write_events(const char *repo, const char *commit,
                              uint32_t nthreads, fnt_buf *out,
                              fnt_seg_bounds *bounds){
   fnt_buf footer = {0}, raw = {0};
-  uint64_t *cols = 0, *tmp;
-  size_t i, rg, nrg = (n + FNT_RG_ROWS - 1) / FNT_RG_ROWS;
+  uint64_t *cols = 0, *tmp, hash[2];
+  size_t i, rg, entries, nrg = (n + FNT_RG_ROWS - 1) / FNT_RG_ROWS;
   stack_model model = {0, 0};
   int useStack = nthreads<=FNT_STACK_MODEL_THREADS;
   seg_file sf = segFile(out);
@@ -317,13 +317,23 @@ int fnt_segment_write_events(const char *repo, const char *commit,
   /* Dictionaries. */
   fnt_put_varint(&footer, nthreads);
   for(i=0; i<nthreads; i++) fnt_put_varint(&footer, threads[i]);
-  fnt_put_varint(&footer, n_fns);
+  /* The function table, a chunk of its own (the file's first), named in
+  ** the footer by its count and hash: a reader that holds a table of that
+  ** hash from another file of the run shares it and reads no byte of it. */
+  fnt_put_varint(&raw, n_fns);
+  entries = raw.len;
   for(i=0; i<n_fns; i++){
     const char *sid = fns[i].stable_id && fns[i].stable_id[0] ? fns[i].stable_id : 0;
-    fnt_put_str(&footer, fns[i].symbol ? fns[i].symbol : "");
-    fnt_put_str(&footer, sid);
-    fnt_put_u8(&footer, fns[i].local ? 1 : 0);
+    fnt_put_str(&raw, fns[i].symbol ? fns[i].symbol : "");
+    fnt_put_str(&raw, sid);
+    fnt_put_u8(&raw, fns[i].local ? 1 : 0);
   }
+  if( raw.failed ) memset(hash, 0, sizeof(hash));      /* emitChunk fails */
+  else fnt_hash128(raw.data + entries, raw.len - entries, hash);
+  fnt_put_varint(&footer, n_fns);
+  emitChunk(&sf, &footer, &raw, -1);
+  fnt_put_u64le(&footer, hash[0]);
+  fnt_put_u64le(&footer, hash[1]);
   /* Row groups: chunks in schema order of the columns that have one:
   ** thread, seq_no, t_ns, kind, symbol. */
   fnt_put_varint(&footer, nrg);

@@ -5,8 +5,10 @@
 ** A segment is opened once: its footer is verified by the open, then
 ** every chunk of every row group is read (checksum, decompression), then
 ** decoded by the reader of its table -- the scan for events, runs and
-** profile files, the calls decoder for calls files -- and a calls file's
-** stacks and level-of-detail chunks are read through their own parsers.
+** profile files, the calls decoder for calls files.  An events file's
+** functions chunk is read and checked against its footer's hash, which
+** the open does not when another file's table is the same; a calls
+** file's stacks and level-of-detail chunks go through their own parsers.
 ** The open keeps the file in the handle's cache, so the readers find it
 ** there (a small file was read whole: no further reads of the disk).
 */
@@ -110,7 +112,8 @@ int fnt_segment_verify(fnt_store *st, const fnt_entry *e, uint64_t *size){
     rc = fnt_err(st, FNT_E_CORRUPT, "%s: holds %llu rows, the manifest says %llu",
                  seg->full_path, (unsigned long long)seg->nrows,
                  (unsigned long long)e->rows);
-  }else if( (rc = verifyChunks(st, seg))==FNT_OK ){
+  }else if( (rc = verifyChunks(st, seg))==FNT_OK
+          && (rc = fnt_segment_verify_funcs(st, seg))==FNT_OK ){
     rc = seg->table==FNT_TABLE_CALLS ? verifyCalls(st, seg) : verifyScan(st, e);
   }
   fnt_segment_release(st, seg);

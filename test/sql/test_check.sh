@@ -99,8 +99,13 @@ mid()      { flip "$1" $(( $(stat -c %s "$1") / 2 )); }
 first()    { flip "$1" 20; }
 footer()   { flip "$1" $(( $(stat -c %s "$1") - 30 )); }
 chop()     { truncate -s -7 "$1"; }
+# the last byte before the footer: of the last row group's last column chunk
+lastchunk() { flip "$1" $(python3 -c 'import struct,sys
+b = open(sys.argv[1], "rb").read()
+print(len(b) - 32 - struct.unpack_from("<Q", b, len(b) - 32)[0] - 1)' "$1"); }
 gone()     { rm -f "$1"; }
-damaged "segment, a byte of a column chunk"  "$seg" first
+damaged "segment, a byte of a column chunk"  "$seg" lastchunk
+damaged "segment, a byte of its functions chunk (its first)" "$seg" first
 damaged "segment, a byte of its footer"      "$seg" footer
 damaged "segment, truncated"                 "$seg" chop
 echo "$out" | grep -q "^PROBLEM .*$seg: [0-9]* bytes, the manifest lists [0-9]*$" \

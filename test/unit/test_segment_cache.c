@@ -138,6 +138,48 @@ static void compressFooter(const char *full, uint8_t **orig, size_t *norig){
   *norig = n;
 }
 
+/* Rewrites segment file `full`, whose footer is stored raw, with one bit
+** of the function-table hash its footer gives (h, version 6) flipped and
+** the footer's checksum made good again: a writer's lie that only the
+** hash check can catch.  *orig and *norig: the file as it was. */
+static void forgeFuncHash(const char *full, const uint64_t h[2], uint8_t **orig,
+                          size_t *norig){
+  FILE *f = fopen(full, "rb");
+  uint8_t *b = 0, *tr, want[16];
+  size_t n = 0, k, at = 0, hits = 0;
+  uint64_t slen, flen, data, sum;
+  int i;
+  *orig = 0;
+  if( f && fseek(f, 0, SEEK_END)==0 && (n = (size_t)ftell(f))>40 ){
+    b = malloc(2*n);
+    rewind(f);
+    if( b && fread(b, 1, n, f)!=n ){ free(b); b = 0; }
+  }
+  if( f ) fclose(f);
+  CHECK(b!=0);
+  if( b==0 ) return;
+  memcpy(b+n, b, n);                       /* the original, to put back */
+  tr = b + n - FNT_SEG_TRAILER;
+  for(slen=flen=0, i=7; i>=0; i--){ slen = slen<<8 | tr[i]; flen = flen<<8 | tr[8+i]; }
+  CHECK(slen==flen && slen < n);
+  data = n - FNT_SEG_TRAILER - slen;
+  for(i=0; i<16; i++) want[i] = (uint8_t)(h[i/8] >> (8*(i%8)));
+  for(k=(size_t)data; k+16<=(size_t)(data+slen); k++){
+    if( memcmp(b+k, want, 16)==0 ){ at = k; hits++; }
+  }
+  CHECK_EQ_INT(hits, 1);
+  b[at] ^= 1;
+  sum = fnt_hash(b + data, (size_t)slen);
+  for(i=0; i<8; i++) tr[16+i] = (uint8_t)(sum >> (8*i));
+  f = fopen(full, "wb");
+  CHECK(f && fwrite(b, 1, n, f)==n);
+  if( f ) fclose(f);
+  *orig = malloc(n);
+  if( *orig ) memcpy(*orig, b+n, n);
+  *norig = n;
+  free(b);
+}
+
 /* The serial of the calls file `path` as the cache gives it now. */
 static uint64_t serialOf(fnt_store *st, const char *path){
   fnt_segment *seg = 0;
@@ -154,7 +196,9 @@ static uint64_t serialOf(fnt_store *st, const char *path){
 static void checkSharedFuncs(const char *dir){
   fnt_store *st = 0;
   fnt_snapshot *snap = 0;
-  fnt_segment *seg[8] = {0}, *owner = 0;
+  fnt_segment *seg[8] = {0}, *owner = 0, *lone = 0;
+  char loneFull[4096], lonePath[1024];
+  uint64_t loneHash[2] = {0, 0};
   const fnt_entry *e;
   fnt_entry_iter it;
   t_chunk t;
@@ -183,10 +227,13 @@ static void checkSharedFuncs(const char *dir){
   for(i=0; i<n; i++){
     fnt_segment *s = seg[i];
     if( s==0 ) continue;
+    /* Version 6: the table in a chunk, its hash in the footer. */
+    CHECK(s->has_funcs_chunk && s->funcs_loaded);
     if( s->nfuncs==1 ){
       /* The fourth chunk's: a table of its own. */
       CHECK(s->funcs_owner==0);
       CHECK_STR(s->funcs[0].symbol, "main");
+      lone = s;
       continue;
     }
     CHECK_EQ_INT(s->nfuncs, 6);
@@ -206,6 +253,11 @@ static void checkSharedFuncs(const char *dir){
   }
   CHECK_EQ_INT(shared, 2);
   CHECK_EQ_INT(own, 1);
+  if( lone ){
+    snprintf(loneFull, sizeof(loneFull), "%s", lone->full_path);
+    snprintf(lonePath, sizeof(lonePath), "%s", lone->path);
+    memcpy(loneHash, lone->func_hash, sizeof(loneHash));
+  }
   /* A text of a sharer, held past every segment and the cache. */
   if( z ) fnt_text_hold(z);
   for(i=0; i<n; i++) fnt_segment_release(st, seg[i]);
@@ -213,6 +265,26 @@ static void checkSharedFuncs(const char *dir){
   if( z ){
     CHECK_STR(z, "parse");
     fnt_text_release((void*)z);
+  }
+  /* A footer whose table hash is not that of its table is corrupt: read
+  ** alone, the table is checked against it; a reader sharing by it would
+  ** name another table's functions. */
+  if( lone ){
+    uint8_t *orig = 0;
+    size_t norig = 0;
+    fnt_segment *s2 = 0;
+    FILE *f;
+    forgeFuncHash(loneFull, loneHash, &orig, &norig);
+    for(i=0; i<2; i++){     /* the second from the cache, checked again */
+      CHECK_EQ_INT(fnt_segment_open(st, lonePath, &s2), FNT_E_CORRUPT);
+      CHECK(strstr(fnt_errmsg(st), "functions chunk")!=0);
+    }
+    f = orig ? fopen(loneFull, "wb") : 0;
+    CHECK(f && fwrite(orig, 1, norig, f)==norig);
+    if( f ) fclose(f);
+    free(orig);
+    CHECK_RC(st, fnt_segment_open(st, lonePath, &s2), FNT_OK);
+    fnt_segment_release(st, s2);
   }
   fnt_snapshot_release(snap);
   fnt_close(st);
