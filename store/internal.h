@@ -302,6 +302,7 @@ struct fnt_store {
 };
 /* flame.c: frees what the handle's flames kept (fnt_close). */
 void fnt_flame_keep_free(fnt_store *st);
+/* scan.c: frees the events cursors' arrays the handle kept (fnt_close). */
 void fnt_scan_keep_free(fnt_store *st);
 /* dir/rel into a fresh allocation. */
 char *fnt_path_join(const fnt_store *st, const char *rel);
