@@ -483,7 +483,6 @@ int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
 /* An open calls file: its segment and its functions' keys. */
 typedef struct calls_file {
   fnt_segment *seg;
-  char **keys;          /* per function without a stable_id: "?symbol" */
   const char **syms;    /* per function: its symbol (blocks; made on use) */
   uint8_t *fnmatch;     /* key predicate: per function, 1 = matches */
   int64_t thread_ix;    /* the thread predicate's dictionary index, or -1 */
@@ -532,11 +531,6 @@ struct fnt_calls {
 };
 
 static void fileClose(fnt_calls *sc, calls_file *f){
-  uint32_t i;
-  if( f->keys ){
-    for(i=0; i<f->seg->nfuncs; i++) fnt_free(f->keys[i]);
-  }
-  fnt_free(f->keys);
   fnt_free((void*)f->syms);
   fnt_free(f->fnmatch);
   fnt_segment_release(sc->st, f->seg);
@@ -609,9 +603,6 @@ static int fileOpen(fnt_calls *sc, const fnt_entry *e, uint64_t ordinal,
     if( i==f->seg->nthreads ) goto nothing;
     f->thread_ix = i;
   }
-  /* Keys are made when a row of theirs is returned (fileKey). */
-  f->keys = fnt_calloc((size_t)f->seg->nfuncs+1, sizeof(char*));
-  if( f->keys==0 ) return nomem(sc);
   if( sc->key ){
     f->fnmatch = fnt_calloc((size_t)f->seg->nfuncs+1, 1);
     if( f->fnmatch==0 ) return nomem(sc);
@@ -663,19 +654,6 @@ static int rowMatches(const fnt_calls *sc, const calls_file *f, size_t i){
   return 1;
 }
 
-/* Function i's key ("stable_id", or "?symbol"), made on first use: 0 when
-** out of memory. */
-static const char *fileKey(const calls_file *f, uint32_t i){
-  const fnt_function *fn = &f->seg->funcs[i];
-  if( fn->stable_id ) return fn->stable_id;     /* the key itself, as long-lived */
-  if( f->keys[i]==0 ){
-    size_t n = f->seg->func_len[2*i];
-    f->keys[i] = fnt_malloc(n+2);
-    if( f->keys[i] ){ f->keys[i][0] = '?'; memcpy(f->keys[i]+1, fn->symbol, n+1); }
-  }
-  return f->keys[i];
-}
-
 /* Row i of the decoded group into c.  @return FNT_OK or FNT_E_NOMEM. */
 static int rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *c){
   const calls_rg *g = &sc->g;
@@ -691,7 +669,7 @@ static int rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *c
   c->dur_ns = (int64_t)g->dur[i];
   c->end_ns = (int64_t)(g->sta[i] + g->dur[i]);
   c->self_ns = (int64_t)g->slf[i];
-  c->key = fileKey(f, (uint32_t)g->fn[i]);
+  c->key = fnt_segment_func_key(sc->st, f->seg, (uint32_t)g->fn[i]);
   c->stable_id = fn->stable_id;
   c->symbol = fn->symbol;
   c->ended_by = (int)(g->flg[i] & 3);

@@ -172,6 +172,9 @@ typedef struct fnt_segment {
   struct fnt_segment *funcs_owner; /* the segment holding (a reference on
                          ** it) the table this one shares, or NULL: own */
   uint32_t *func_len;    /* per function: symbol length, stable_id length */
+  char **func_keys;      /* per function without a stable_id: its key
+                         ** "?symbol", an owned text made on first use
+                         ** (fnt_segment_func_key); NULL until then */
   uint64_t func_hash[2]; /* XXH3-128 of the function table's bytes: files
                          ** of one program share it, and readers that map
                          ** functions to their own ids map them once */
@@ -269,6 +272,13 @@ void fnt_seg_sums_hash(const fnt_seg_sums *s, uint32_t i, uint64_t h[2]);
 ** opened lazily); on failure the segment stays as it was, its table
 ** unloaded.  @return FNT_OK or a code (message set). */
 int fnt_segment_load_funcs(fnt_store *st, fnt_segment *seg);
+
+/* The key of function i of a loaded table (SPEC §7): its stable_id, else
+** "?symbol", made once for the table's owner and kept with it, so that
+** every reader of the file (and of files sharing its table) finds it made.
+** Like the table's texts it names its owner for fnt_text_release.
+** @return the key, or NULL when out of memory. */
+const char *fnt_segment_func_key(fnt_store *st, fnt_segment *seg, uint32_t i);
 void fnt_segment_release(fnt_store *st, fnt_segment *seg);
 void fnt_segment_cache_free(fnt_store *st);
 

@@ -65,6 +65,10 @@ static void segmentFree(fnt_segment *s){
   if( s->funcs_owner ){
     fnt_segment_release(0, s->funcs_owner);
   }else{
+    if( s->func_keys ){
+      for(i=0; i<s->nfuncs; i++) ownedFree(s->func_keys[i]);
+      fnt_free(s->func_keys);
+    }
     fnt_free(s->func_text);
     fnt_free(s->funcs);
     fnt_free(s->func_len);
@@ -612,6 +616,31 @@ static void segmentGrew(fnt_store *st, fnt_segment *s, size_t n){
 
 static int chunkInto(fnt_store *st, const fnt_segment *s, const fnt_seg_chunk *c,
                      int64_t rg, uint32_t field, fnt_buf *scratch, uint8_t *dst);
+
+const char *fnt_segment_func_key(fnt_store *st, fnt_segment *seg, uint32_t i){
+  fnt_segment *o = seg->funcs_owner ? seg->funcs_owner : seg;
+  const fnt_function *fn = &o->funcs[i];
+  size_t n;
+  char *z;
+  if( fn->stable_id ) return fn->stable_id;
+  if( o->func_keys==0 ){
+    o->func_keys = fnt_calloc((size_t)o->nfuncs+1, sizeof(char*));
+    if( o->func_keys==0 ) return 0;
+    segmentGrew(st, o, ((size_t)o->nfuncs+1)*sizeof(char*));
+  }
+  if( o->func_keys[i] ) return o->func_keys[i];
+  /* A calls scan made these per cursor: thousands of allocations a
+  ** window, each freed when the window's file closed. */
+  n = o->func_len[2*i];
+  z = fnt_malloc(sizeof(o) + n + 2);
+  if( z==0 ) return 0;
+  memcpy(z, &o, sizeof(o));
+  z += sizeof(o);
+  z[0] = '?';
+  memcpy(z+1, fn->symbol, n+1);
+  segmentGrew(st, o, sizeof(o) + n + 2);
+  return o->func_keys[i] = z;
+}
 
 int fnt_segment_load_funcs(fnt_store *st, fnt_segment *s){
   fnt_rd r;
