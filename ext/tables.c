@@ -1033,7 +1033,17 @@ static void fntCallColumn(const fnt_call *c, sqlite3_context *ctx, int i){
     default: return;
   }
   if( fnt_column_is_text(FNT_TABLE_CALLS, i) ){
-    if( z ) sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);
+    if( z==0 ) return;
+    /* Without a copy where the store can hold the text (fntColText);
+    ** ended_by's names are literals; run_id is the scan's own. */
+    if( i==FNT_CALL_ENDED_BY ){
+      sqlite3_result_text(ctx, z, -1, SQLITE_STATIC);
+    }else if( c->texts_held && i!=FNT_CALL_RUN_ID ){
+      fnt_text_hold(z);
+      sqlite3_result_text(ctx, z, -1, fnt_text_release);
+    }else{
+      sqlite3_result_text(ctx, z, -1, SQLITE_TRANSIENT);
+    }
   }else{
     sqlite3_result_int64(ctx, v);
   }

@@ -674,6 +674,7 @@ static int rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *c
   c->symbol = fn->symbol;
   c->ended_by = (int)(g->flg[i] & 3);
   c->outermost = (int)(g->flg[i]>>2 & 1);
+  c->texts_held = 1;      /* the footer's and the function table's texts */
   return c->key ? FNT_OK : FNT_E_NOMEM;
 }
 
@@ -707,6 +708,7 @@ static void rowFromMem(fnt_calls *sc, const fnt_callrec *r, fnt_call *c){
   c->symbol = fn->symbol;
   c->ended_by = r->ended_by;
   c->outermost = r->outermost;
+  c->texts_held = 0;
 }
 
 /* Starts run sc->runs[sc->irun]: its files, or its replay in memory. */

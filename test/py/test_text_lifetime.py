@@ -15,6 +15,11 @@ their text; "pin-140" has 140.  Each chunk has its own functions, and chunk
 0 holds the largest symbol and the smallest stable_id, so min() and max()
 keep a value from the first footer to the end of the scan.  Answers are
 checked against a plain-table copy of the same rows.
+
+fn_trace_calls hands out its footer and function-table texts (repo,
+commit, key, stable_id, symbol) the same way: the calls of each chunk are a
+file of their own, and a function without a stable_id has its "?symbol"
+key made once for that file's table (fnt_segment_func_key).
 """
 import json
 import os
@@ -67,6 +72,7 @@ def db():
             assert conn.execute("SELECT fnt_file_chunk(?)",
                                 (chunk_json(run_id, c, chunks),)).fetchone() == (1,)
     conn.execute("CREATE TABLE plain AS SELECT * FROM fn_trace_events")
+    conn.execute("CREATE TABLE plain_calls AS SELECT * FROM fn_trace_calls")
     yield conn
     conn.close()
 
@@ -188,3 +194,42 @@ def test_late_rows_of_many_files(db):
     got, want = both(db, sql)
     assert got == want
     assert got[0][0] == 1000 and got[0][3] == "c135" and got[0][4] == 210
+
+
+def calls_both(conn, sql):
+    """The query over fn_trace_calls and over its plain copy."""
+    got = conn.execute(sql.format(t="fn_trace_calls")).fetchall()
+    want = conn.execute(sql.format(t="plain_calls")).fetchall()
+    return got, want
+
+
+@pytest.mark.parametrize("run_id", sorted(RUNS))
+def test_calls_min_max_keep_first_file(db, run_id):
+    got, want = calls_both(db, "SELECT max(symbol), min(stable_id), max(key), min(key), "
+                               "max(repo), min(\"commit\"), max(ended_by), count(*) "
+                               "FROM {t} WHERE run_id = '%s'" % run_id)
+    assert got == want
+    assert got[0][0].startswith("zz_") and got[0][1].startswith("aa ")
+    assert got[0][2].startswith("sid ") and got[0][3].startswith("?sym_")
+    assert got[0][7] == RUNS[run_id] * PER_CHUNK // 2
+    assert last_scan(db)["files_opened"] == RUNS[run_id]
+
+
+def test_calls_correlated_subquery(db):
+    # Each run of the subquery reopens the calls cursor on another file;
+    # max() keeps chunk 0's key and symbol across 140 reopenings.
+    db.execute("DROP TABLE IF EXISTS probe4")
+    db.execute("CREATE TABLE probe4(s INTEGER)")
+    db.executemany("INSERT INTO probe4 VALUES (?)", [(c * PER_CHUNK,) for c in range(140)])
+    got, want = calls_both(db, "SELECT max((SELECT key || '|' || symbol FROM {t} "
+                               "WHERE run_id = 'pin-140' AND call_id = p.s)), "
+                               "min((SELECT key FROM {t} WHERE run_id = 'pin-140' "
+                               "AND call_id = p.s + 4)) FROM probe4 p")
+    assert got == want
+    assert got[0][0].startswith("sid pin-140 c139 0|sym_") and got[0][1].startswith("?sym_")
+
+
+def test_calls_bare_columns_across_runs(db):
+    got, want = calls_both(db, "SELECT run_id, max(dur_ns + call_id), key, symbol, stable_id, "
+                               "\"commit\" FROM {t} GROUP BY run_id ORDER BY run_id")
+    assert got == want and len(got) == 2
