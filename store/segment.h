@@ -279,6 +279,7 @@ int fnt_segment_load_funcs(fnt_store *st, fnt_segment *seg);
 ** Like the table's texts it names its owner for fnt_text_release.
 ** @return the key, or NULL when out of memory. */
 const char *fnt_segment_func_key(fnt_store *st, fnt_segment *seg, uint32_t i);
+
 void fnt_segment_release(fnt_store *st, fnt_segment *seg);
 void fnt_segment_cache_free(fnt_store *st);
 
