@@ -1038,7 +1038,7 @@ static void fntCallColumn(const fnt_call *c, sqlite3_context *ctx, int i){
     ** ended_by's names are literals; run_id is the scan's own. */
     if( i==FNT_CALL_ENDED_BY ){
       sqlite3_result_text(ctx, z, -1, SQLITE_STATIC);
-    }else if( c->texts_held && i!=FNT_CALL_RUN_ID ){
+    }else if( c->texts_held ){
       fnt_text_hold(z);
       sqlite3_result_text(ctx, z, -1, fnt_text_release);
     }else{

@@ -483,6 +483,7 @@ int fnt_run_calls_each(fnt_snapshot *snap, const char *run_id, unsigned cols,
 /* An open calls file: its segment and its functions' keys. */
 typedef struct calls_file {
   fnt_segment *seg;
+  const char *run_id;   /* its constant, the run read: held like repo's */
   const char **syms;    /* per function: its symbol (blocks; made on use) */
   uint8_t *fnmatch;     /* key predicate: per function, 1 = matches */
   int64_t thread_ix;    /* the thread predicate's dictionary index, or -1 */
@@ -595,6 +596,13 @@ static int fileOpen(fnt_calls *sc, const fnt_entry *e, uint64_t ordinal,
     return fnt_err(sc->st, FNT_E_CORRUPT, "%s: holds table %d, the manifest "
                    "says %d", f->seg->full_path, f->seg->table, FNT_TABLE_CALLS);
   }
+  /* Its rows hand out the file's own run_id, a text it owns (held, as
+  ** repo and commit are), which must be the run the manifest files it in. */
+  f->run_id = constText(f->seg, 3);
+  if( f->run_id==0 || strcmp(f->run_id, sc->runs[sc->irun])!=0 ){
+    return fnt_err(sc->st, FNT_E_CORRUPT, "%s: holds run '%s', the manifest says '%s'",
+                   f->seg->full_path, f->run_id ? f->run_id : "(none)", sc->runs[sc->irun]);
+  }
   f->tail = tail;
   f->ordinal = ordinal;
   f->thread_ix = -1;
@@ -660,7 +668,7 @@ static int rowFromFile(fnt_calls *sc, const calls_file *f, size_t i, fnt_call *c
   const fnt_function *fn = &f->seg->funcs[g->fn[i]];
   c->repo = constText(f->seg, 1);
   c->commit = constText(f->seg, 2);
-  c->run_id = sc->runs[sc->irun];
+  c->run_id = f->run_id;
   c->thread = (uint32_t)f->seg->threads[g->thr[i]];
   c->call_id = (int64_t)g->cid[i];
   c->depth = (int64_t)g->dep[i];

@@ -562,9 +562,9 @@ typedef struct fnt_call {
   const char *symbol;
   int ended_by;           /* FNT_ENDED_... */
   int outermost;          /* 1: no frame of the same key below it */
-  /* 1: repo, commit, key, stable_id and symbol are FNT_TEXT_HELD texts
-  ** without a reference (fnt_text_hold keeps one past the next call, as
-  ** for fnt_scan_event_row); 0: copy them (a run replayed in memory). */
+  /* 1: repo, commit, run_id, key, stable_id and symbol are FNT_TEXT_HELD
+  ** texts without a reference (fnt_text_hold keeps one past the next call,
+  ** as for fnt_scan_event_row); 0: copy them (a run replayed in memory). */
   int texts_held;
 } fnt_call;
 

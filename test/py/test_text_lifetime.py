@@ -17,7 +17,7 @@ keep a value from the first footer to the end of the scan.  Answers are
 checked against a plain-table copy of the same rows.
 
 fn_trace_calls hands out its footer and function-table texts (repo,
-commit, key, stable_id, symbol) the same way: the calls of each chunk are a
+commit, run_id, key, stable_id, symbol) the same way: the calls of each chunk are a
 file of their own, and a function without a stable_id has its "?symbol"
 key made once for that file's table (fnt_segment_func_key).
 """
@@ -206,9 +206,9 @@ def calls_both(conn, sql):
 @pytest.mark.parametrize("run_id", sorted(RUNS))
 def test_calls_min_max_keep_first_file(db, run_id):
     got, want = calls_both(db, "SELECT max(symbol), min(stable_id), max(key), min(key), "
-                               "max(repo), min(\"commit\"), max(ended_by), count(*) "
-                               "FROM {t} WHERE run_id = '%s'" % run_id)
-    assert got == want
+                               "max(repo), min(\"commit\"), max(ended_by), count(*), "
+                               "max(run_id) FROM {t} WHERE run_id = '%s'" % run_id)
+    assert got == want and got[0][8] == run_id
     assert got[0][0].startswith("zz_") and got[0][1].startswith("aa ")
     assert got[0][2].startswith("sid ") and got[0][3].startswith("?sym_")
     assert got[0][7] == RUNS[run_id] * PER_CHUNK // 2

@@ -8,6 +8,8 @@
 ** every file) passes every file of the sound warehouse and names the part
 ** of a calls file that a flipped byte broke: a row group's chunk, its
 ** stacks chunk or its level-of-detail chunk, which no query reads whole.
+** A sound calls file of another run under a run's name is refused, naming
+** both runs (its rows would carry the other run_id).
 */
 #include <string.h>
 #include <sys/stat.h>
@@ -270,6 +272,36 @@ int main(void){
     st = 0;
     readAll(copy, &err, msg, sizeof(msg));
     CHECK_EQ_INT(err, 0);
+  }
+  /* A calls file that holds another run's calls (small-01's bytes under
+  ** small-00's name, each file sound): its rows would hand out the wrong
+  ** run_id (the file's own), so the read fails naming both runs. */
+  {
+    fnt_snapshot *snap = 0;
+    fnt_call_predicate p;
+    fnt_calls *sc = 0;
+    const fnt_call *row;
+    const char *run = "small-00";
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s' && cd '%s/data/fn_trace_calls' && "
+             "cp \"$(ls p=small-01/* | head -1)\" \"$(ls p=small-00/* | head -1)\"",
+             copy, dir, copy, copy);
+    CHECK_EQ_INT(system(cmd), 0);
+    CHECK_RC(st, fnt_open(copy, 0, &st), FNT_OK);
+    CHECK_RC(st, fnt_snapshot_current(st, &snap), FNT_OK);
+    fnt_call_predicate_init(&p);
+    p.run_ids = &run;
+    p.n_run_ids = 1;
+    CHECK_RC(st, fnt_calls_open(snap, &p, &sc), FNT_OK);
+    err = fnt_calls_next(sc, &row);
+    CHECK_EQ_INT(err, FNT_E_CORRUPT);
+    if( !strstr(fnt_errmsg(st), "holds run 'small-01', the manifest says 'small-00'") ){
+      fprintf(stderr, "calls of another run: '%s'\n", fnt_errmsg(st));
+      t_failures++;
+    }
+    fnt_calls_close(sc);
+    fnt_snapshot_release(snap);
+    fnt_close(st);
+    st = 0;
   }
   CHECK_EQ_INT(verifyAll(dir, msg, sizeof(msg)), FNT_OK);
   verifyDamage(dir, copy, "run", 0, "row group 0");
