@@ -1035,7 +1035,7 @@ static void fntCallColumn(const fnt_call *c, sqlite3_context *ctx, int i){
   if( fnt_column_is_text(FNT_TABLE_CALLS, i) ){
     if( z==0 ) return;
     /* Without a copy where the store can hold the text (fntColText);
-    ** ended_by's names are literals; run_id is the scan's own. */
+    ** ended_by's names are literals. */
     if( i==FNT_CALL_ENDED_BY ){
       sqlite3_result_text(ctx, z, -1, SQLITE_STATIC);
     }else if( c->texts_held ){
